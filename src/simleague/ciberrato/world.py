@@ -1,0 +1,467 @@
+"""The CiberRato world: robots, motors, movement, collisions, sensors and rules, stepped in cycles.
+
+Pure and deterministic: no sockets, clocks or XML. Given a scenario, a seed and the sequence of
+actions it produces the same states and observations every time. Robot state is held in numpy
+arrays indexed by grid position (robot id - 1).
+
+One :meth:`World.step` is one simulator cycle, in the original's order (golden README "Timing"):
+
+1. apply the actions received for this cycle (later orders overwrite earlier ones);
+2. pending Start/Stop/registrations have already been applied by the caller;
+3. if running: advance the time, compute every robot's next pose, detect collisions, commit,
+   update sensors, update scores; if stopped: only update sensors (the latency FIFOs advance);
+4. the caller then reads :meth:`observe` / :meth:`status` (Measures and viewer status);
+5. :meth:`step` finally updates the simulation state and the robot states.
+
+Units: u_m, cycles, radians (degrees only in observations, as on the wire).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import sensors as S
+from .geometry import LabGeometry
+from .scenario import Scenario
+from .scoring import PathDistance, RobotScore, StepFacts, make_rules
+
+MOTOR_LIMIT = 0.15
+ROBOT_DIAMETER = 1.0
+SAY_RANGE = 8.0
+SAY_MAX_CHARS = 100
+#: The original's GPS adds this constant offset even with zero noise (golden README quirk 1).
+ORIGINAL_GPS_OFFSET = (840.1877167634666, 394.38292663544416)
+SENSOR_NAMES_FIXED = ("Ground", "Compass", "Collision", "GPS")
+
+
+class RegistrationRefused(Exception):
+    """A robot cannot join: position taken, grid full, or bad request. ``str()`` says why."""
+
+
+@dataclass
+class Action:
+    """One robot's orders for a cycle; ``None`` fields leave the device as it is.
+
+    Motor powers are clipped to [-0.15, 0.15]; ``requests`` are sensor names as on the wire
+    (``IRSensor0``, ``Beacon1``, ``Ground``, ``Compass``, ``GPS``, ``Collision``); ``say`` is at most
+    100 characters (longer is ignored, as the original does).
+    """
+
+    left: float | None = None
+    right: float | None = None
+    visiting_led: bool | None = None
+    returning_led: bool | None = None
+    end_led: bool | None = None
+    requests: tuple[str, ...] = ()
+    say: str | None = None
+
+    def merged(self, later: "Action") -> "Action":
+        """This action followed by ``later`` in the same cycle: later values win, requests add up."""
+        pick = lambda a, b: b if b is not None else a  # noqa: E731
+        return Action(pick(self.left, later.left), pick(self.right, later.right),
+                      pick(self.visiting_led, later.visiting_led),
+                      pick(self.returning_led, later.returning_led),
+                      pick(self.end_led, later.end_led), self.requests + later.requests,
+                      pick(self.say, later.say))
+
+
+@dataclass
+class Observation:
+    """What one robot's Measures carry for a cycle. ``None``: not delivered this cycle.
+
+    ``ir`` maps sensor id -> value (1/u_m), ``beacons`` beacon id -> degrees or None (not
+    visible), ``compass`` degrees, ``gps`` (x, y) u_m, ``line`` 7 characters, ``score`` the Score
+    element's fields, ``messages`` (from id, text) heard this cycle.
+    """
+
+    time: int
+    collision: bool | None
+    compass: int | None
+    ground: int | None
+    ir: dict[int, float]
+    beacons: dict[int, float | None]
+    gps: tuple[float, float] | None
+    line: str | None
+    score: dict | None
+    messages: list[tuple[int, str]]
+    leds: tuple[bool, bool, bool]          # end, returning, visiting
+    buttons: tuple[bool, bool]             # start, stop
+
+
+@dataclass
+class RobotStatus:
+    """A robot as a viewer sees it: name, id, true pose (u_m, degrees) and its scoring record."""
+
+    id: int
+    name: str
+    x: float
+    y: float
+    dir_deg: float
+    record: RobotScore
+    collision: bool
+    state: str
+
+
+@dataclass
+class _Robot:
+    name: str
+    ir_angles: np.ndarray
+    rng: np.random.Generator
+    requests: set = field(default_factory=set)
+    say: str | None = None
+    returning_led_received: bool = False
+    heard: list = field(default_factory=list)
+
+
+class World:
+    """A CiberRato trial in progress.
+
+    ``World(scenario, seed=0, scoring="2008")``. Robots join with :meth:`add_robot` (id = grid
+    position, 1-based), orders arrive with the ``actions`` argument of :meth:`step`, the trial starts
+    with :meth:`start`. Raises :class:`RegistrationRefused` from :meth:`add_robot`; ValueError for an
+    unknown scoring.
+    """
+
+    def __init__(self, scenario: Scenario, seed: int = 0, scoring: str = "2008",
+                 gps_offset: tuple[float, float] = ORIGINAL_GPS_OFFSET):
+        self.scenario = scenario
+        self.lab, self.params = scenario.lab, scenario.params
+        self.seed = seed
+        self.geo = LabGeometry(self.lab)
+        self.rules = make_rules(scoring, self.params, self.lab)
+        starts = [(p.x, p.y) for p in scenario.grid.positions]
+        self._path = None if not self.lab.targets else _LazyPath(self.lab, starts)
+        self.gps_offset = np.asarray(gps_offset, dtype=float)
+        n = self.capacity = len(scenario.grid.positions)
+        self._streams = np.random.SeedSequence(seed).spawn(n)
+        self.present = np.zeros(n, dtype=bool)
+        self.x = np.array([p.x for p in scenario.grid.positions], dtype=float)
+        self.y = np.array([p.y for p in scenario.grid.positions], dtype=float)
+        self.theta = np.radians([p.dir for p in scenario.grid.positions]).astype(float)
+        self.in_power = np.zeros((n, 2))          # left, right orders
+        self.out_power = np.zeros((n, 2))         # motor outputs before noise
+        self.leds = np.zeros((n, 3), dtype=bool)  # end, returning, visiting
+        self.coll_wall = np.zeros(n, dtype=bool)
+        self.coll_robot = np.zeros(n, dtype=bool)
+        self.robots: dict[int, _Robot] = {}
+        self.records: dict[int, RobotScore] = {}
+        self.time = 0
+        self.state = "Stopped"                    # Stopped, Running, Finished
+        self._next_state = "Stopped"
+        p = self.params
+        nb = len(self.lab.beacons)
+        self._ir_delay = S.DelayLine(p.obstacle_latency, (n, 4), 0.0)
+        self._beacon_delay = S.DelayLine(p.beacon_latency, (n, nb), np.nan)
+        self._compass_delay = S.DelayLine(p.compass_latency, (n,), 0.0)
+        self._ground_delay = S.DelayLine(p.ground_latency, (n,), -1, dtype=int)
+        self._collision_delay = S.DelayLine(p.collision_latency, (n,), False, dtype=bool)
+        self._measured = None
+        self._shown_state: dict[int, str] = {}
+        self._button_state = "Stopped"
+
+    # -- membership and control ---------------------------------------------------------------
+
+    def add_robot(self, name: str, robot_id: int = 0, ir_angles_deg: dict[int, float] | None = None) -> int:
+        """Register a robot at grid position ``robot_id`` (0: the first free one); returns its id.
+
+        ``ir_angles_deg`` moves obstacle sensors (id 0-3 -> degrees on the rim).
+        Raises :class:`RegistrationRefused` when the position is taken or out of the grid, or the
+        grid is full.
+        """
+        if robot_id == 0:
+            free = np.flatnonzero(~self.present)
+            if len(free) == 0:
+                raise RegistrationRefused("the grid is full")
+            robot_id = int(free[0]) + 1
+        if not 1 <= robot_id <= self.capacity:
+            raise RegistrationRefused(f"grid position {robot_id} does not exist (the grid has {self.capacity})")
+        i = robot_id - 1
+        if self.present[i]:
+            raise RegistrationRefused(f"grid position {robot_id} is taken")
+        angles = np.radians(S.DEFAULT_IR_ANGLES_DEG)
+        for sid, deg in (ir_angles_deg or {}).items():
+            if not (0 <= sid < 4 and math.isfinite(deg)):
+                raise RegistrationRefused(f"IRSensor Id={sid} Angle={deg} is not a sensor 0-3 with a finite angle")
+            angles[sid] = math.radians(deg)
+        self.present[i] = True
+        self.robots[robot_id] = _Robot(name, angles, np.random.default_rng(self._streams[i]))
+        self.records[robot_id] = self.rules.new_robot()
+        for delay in (self._ir_delay, self._beacon_delay, self._compass_delay, self._ground_delay,
+                      self._collision_delay):
+            delay.reset(i)
+        return robot_id
+
+    def remove_robot(self, robot_id: int) -> None:
+        """Remove a robot (judges' decision): it stops moving, sensing and scoring."""
+        if robot_id in self.records:
+            self.records[robot_id].removed = True
+            self.records[robot_id].state = "Removed"
+            self.present[robot_id - 1] = False
+
+    def start(self) -> None:
+        """Press Start: the next step still has Time 0, the one after it produces Time 1."""
+        if self.state != "Finished":
+            self._next_state = "Running"
+
+    def stop(self) -> None:
+        """Press Stop: time freezes and robots keep their poses until Start."""
+        if self.state != "Finished":
+            self._next_state = "Stopped"
+
+    @property
+    def finished(self) -> bool:
+        """True when time is up or every robot present has finished (or was removed)."""
+        if self.state == "Finished":
+            return True
+        recs = [r for r in self.records.values() if not r.removed]
+        return bool(recs) and self.time > 0 and all(r.finished for r in recs)
+
+    # -- the cycle ------------------------------------------------------------------------------
+
+    def step(self, actions: dict[int, Action] | None = None) -> None:
+        """Run one cycle with the given orders (robot id -> merged Action)."""
+        for rid, robot in self.robots.items():
+            robot.say, robot.returning_led_received = None, False
+        for rid, action in (actions or {}).items():
+            if rid in self.robots and not self.records[rid].removed:
+                self._apply(rid, action)
+        if self.state == "Running":
+            self.time += 1
+            self._move()
+        self._update_sensors()
+        if self.state == "Running":
+            self._update_scores()
+        self._deliver_messages()
+        self._update_states()
+
+    def _apply(self, rid: int, a: Action) -> None:
+        i, robot = rid - 1, self.robots[rid]
+        if a.left is not None:
+            self.in_power[i, 0] = float(np.clip(a.left, -MOTOR_LIMIT, MOTOR_LIMIT))
+        if a.right is not None:
+            self.in_power[i, 1] = float(np.clip(a.right, -MOTOR_LIMIT, MOTOR_LIMIT))
+        if a.end_led is not None:
+            self.leds[i, 0] = a.end_led
+        if a.returning_led is not None:
+            self.leds[i, 1] = a.returning_led
+            robot.returning_led_received = True
+        if a.visiting_led is not None:
+            self.leds[i, 2] = a.visiting_led
+        for name in a.requests:
+            if len(robot.requests) >= self.params.n_requests_per_cycle:
+                break
+            robot.requests.add(name)
+        if a.say is not None and len(a.say) <= SAY_MAX_CHARS:
+            robot.say = a.say
+
+    def _move(self) -> None:
+        """Motors, next poses, collisions, commit (rules section 7; golden README "Collision")."""
+        active = self.present
+        self.out_power = np.where(active[:, None], (self.in_power + self.out_power) / 2, self.out_power)
+        applied = self.out_power.copy()
+        if self.params.motors_noise > 0:
+            for rid, robot in self.robots.items():
+                if active[rid - 1]:
+                    applied[rid - 1] *= robot.rng.normal(1.0, self.params.motors_noise / 100, 2)
+        vel = applied.mean(axis=1)
+        rot = (applied[:, 1] - applied[:, 0]) / ROBOT_DIAMETER
+        nx = self.x + vel * np.cos(self.theta)
+        ny = self.y + vel * np.sin(self.theta)
+        nt = S.wrap(self.theta + rot)
+        self.coll_wall = active & (self.geo.wall_distance(np.stack([nx, ny], axis=1)) < S.ROBOT_RADIUS)
+        self.coll_robot = self._robot_collisions(nx, ny, vel, active)
+        blocked = np.array([not self._moves(rid) for rid in range(1, self.capacity + 1)])
+        hit = self.coll_wall | self.coll_robot
+        keep = blocked | ~active
+        self.theta = np.where(keep, self.theta, nt)
+        self.x = np.where(keep | hit, self.x, nx)
+        self.y = np.where(keep | hit, self.y, ny)
+
+    def _moves(self, rid: int) -> bool:
+        rec = self.records.get(rid)
+        return rec is not None and rec.state in ("Running", "Returning", "Waiting")
+
+    def _robot_collisions(self, nx, ny, vel, active) -> np.ndarray:
+        """Robots whose next centres are closer than 1.0 and that move towards the other's
+        current centre (original ``isMovingTowards``): both may be flagged, a still one never."""
+        hit = np.zeros(self.capacity, dtype=bool)
+        ids = np.flatnonzero(active)
+        if len(ids) < 2:
+            return hit
+        dx, dy = nx[ids, None] - nx[None, ids], ny[ids, None] - ny[None, ids]
+        close = np.hypot(dx, dy) < 2 * S.ROBOT_RADIUS
+        np.fill_diagonal(close, False)
+        # towards[a, b]: robot a moves towards robot b's current centre
+        ox, oy = self.x[ids], self.y[ids]
+        alpha = np.abs(np.arctan2(oy[None, :] - oy[:, None], ox[None, :] - ox[:, None]) - self.theta[ids, None])
+        ahead = (alpha < np.pi / 2) | (alpha > 3 * np.pi / 2)
+        behind = (alpha > np.pi / 2) & (alpha < 3 * np.pi / 2)
+        v = vel[ids, None]
+        same = (ox[:, None] == ox[None, :]) & (oy[:, None] == oy[None, :])
+        towards = np.where(v > 0, ahead, np.where(v < 0, behind, False)) & ~same
+        hit[ids] = np.any(close & towards, axis=1)
+        return hit
+
+    def _update_sensors(self) -> None:
+        """Compute every sensor for every robot present and push it through its latency FIFO."""
+        p, n = self.params, self.capacity
+        live = self.present
+        x, y, th = self.x, self.y, self.theta
+        angles = np.stack([r.ir_angles for r in self._robot_list()])
+        ir_noise = self._noise(p.obstacle_noise, 4)
+        ir = S.ir_values(S.ir_distances(self.geo, x, y, th, angles, live), ir_noise)
+        beacons = np.full((n, len(self.lab.beacons)), np.nan)
+        if p.beacon_sensor:
+            for b, beacon in enumerate(self.lab.beacons):
+                noise = self._noise(math.radians(p.beacon_noise), 1)[:, 0]
+                beacons[:, b] = S.beacon_values_deg(self.geo, x, y, th, beacon, noise, p.beacon_aperture)
+        compass = S.compass_deg(th, self._noise(math.radians(p.compass_noise), 1)[:, 0])
+        ground = S.ground(x, y, self.lab.targets)
+        collision = self.coll_wall | self.coll_robot
+        flips = np.zeros((n, S.LINE_ELEMENTS), dtype=bool)
+        if p.line_sensor_true_prob < 1:
+            for rid, robot in self.robots.items():
+                flips[rid - 1] = robot.rng.random(S.LINE_ELEMENTS) >= p.line_sensor_true_prob
+        gps = np.stack([x, y], axis=1)
+        if p.gps_lin_noise > 0:
+            gps = gps + self._noise(p.gps_lin_noise, 2)
+        self._measured = dict(
+            ir=self._ir_delay.push(ir),
+            beacons=self._beacon_delay.push(beacons),
+            compass=self._compass_delay.push(compass),
+            ground=self._ground_delay.push(ground),
+            collision=self._collision_delay.push(collision),
+            line=S.line_sensor(self.geo, x, y, th, flips),
+            gps=S.round_half_up((gps + self.gps_offset) * 10) / 10,
+        )
+
+    def _robot_list(self) -> list[_Robot]:
+        default = _Robot("", np.radians(S.DEFAULT_IR_ANGLES_DEG), None)
+        return [self.robots.get(rid, default) for rid in range(1, self.capacity + 1)]
+
+    def _noise(self, sigma: float, k: int) -> np.ndarray:
+        """(N, k) gaussian noise with std ``sigma`` from each robot's own stream; zeros if sigma=0."""
+        out = np.zeros((self.capacity, k))
+        if sigma > 0:
+            for rid, robot in self.robots.items():
+                if self.present[rid - 1]:
+                    out[rid - 1] = robot.rng.normal(0.0, sigma, k)
+        return out
+
+    def _target_at(self, i: int) -> int:
+        for t, target in enumerate(self.lab.targets):
+            if math.hypot(self.x[i] - target.x, self.y[i] - target.y) <= target.radius - S.ROBOT_RADIUS:
+                return t
+        return -1
+
+    def _facts(self, rid: int) -> StepFacts:
+        i = rid - 1
+        home = rid - 1
+        return StepFacts(
+            time=self.time, sim_time=self.params.sim_time, target=self._target_at(i),
+            collision_wall=bool(self.coll_wall[i]), collision_robot=bool(self.coll_robot[i]),
+            visiting_led=bool(self.leds[i, 2]), returning_led=bool(self.leds[i, 1]),
+            end_led=bool(self.leds[i, 0]),
+            returning_led_received=self.robots[rid].returning_led_received,
+            distance_home=lambda: self._path(home, float(self.x[i]), float(self.y[i])) if self._path else 0.0)
+
+    def _update_scores(self) -> None:
+        for rid, rec in self.records.items():
+            if not rec.removed:
+                self.rules.update_score(rec, self._facts(rid))
+
+    def _deliver_messages(self) -> None:
+        speakers = [(rid, r.say) for rid, r in sorted(self.robots.items())
+                    if r.say is not None and self.present[rid - 1]]
+        for rid, robot in self.robots.items():
+            i = rid - 1
+            robot.heard = [(sid, text) for sid, text in speakers
+                           if math.hypot(self.x[i] - self.x[sid - 1], self.y[i] - self.y[sid - 1]) <= SAY_RANGE]
+
+    def _update_states(self) -> None:
+        self._shown_state = {rid: rec.state for rid, rec in self.records.items()}
+        self._button_state = self._next_state
+        if self.state == "Running" and self.time >= self.params.sim_time:
+            self._next_state = "Finished"
+        self.state = self._next_state
+        for rid, rec in self.records.items():
+            self.rules.update_state(rec, self.state, None if rec.removed else self._facts(rid))
+        for robot in self.robots.values():
+            robot.requests = set()
+
+    # -- what leaves the world ----------------------------------------------------------------
+
+    def buttons(self) -> tuple[bool, bool]:
+        """(Start, Stop) as the Measures show them for the step just made: the state requested
+        when the Measures were sent (a Start shows at once; the end of time one step later)."""
+        if self._button_state == "Finished":
+            return False, False
+        return (True, False) if self._button_state == "Running" else (False, True)
+
+    def observe(self, robot_id: int) -> Observation:
+        """The Measures content for ``robot_id`` after the last step (needs one step first)."""
+        p, i, robot = self.params, robot_id - 1, self.robots[robot_id]
+        m = self._measured
+        asked = robot.requests
+        delivered = lambda requestable, name: not requestable or name in asked  # noqa: E731
+        ir = {s: float(m["ir"][i, s]) for s in range(4) if delivered(p.obstacle_requestable, f"IRSensor{s}")}
+        beacons = {}
+        if p.beacon_sensor:
+            for b in range(len(self.lab.beacons)):
+                if delivered(p.beacon_requestable, f"Beacon{b}"):
+                    v = m["beacons"][i, b]
+                    beacons[b] = None if np.isnan(v) else float(v)
+        rec = self.records[robot_id]
+        return Observation(
+            time=self.time,
+            collision=bool(m["collision"][i]) if delivered(p.collision_requestable, "Collision") else None,
+            compass=int(m["compass"][i]) if p.compass_sensor and delivered(p.compass_requestable, "Compass") else None,
+            ground=int(m["ground"][i]) if delivered(p.ground_requestable, "Ground") else None,
+            ir=ir, beacons=beacons,
+            gps=(float(m["gps"][i, 0]), float(m["gps"][i, 1])) if p.gps else None,
+            line="".join("1" if v else "0" for v in m["line"][i]),
+            score=dict(score=rec.score, arrival_time=rec.arrival_time, returning_time=rec.returning_time,
+                       collisions=rec.collisions, collision=bool(self.coll_wall[i] or self.coll_robot[i]),
+                       visited_mask=rec.visited_mask) if p.score_sensor else None,
+            messages=list(robot.heard),
+            leds=(bool(self.leds[i, 0]), bool(self.leds[i, 1]), bool(self.leds[i, 2])),
+            buttons=self.buttons(),
+        )
+
+    def status(self, robot_id: int) -> RobotStatus:
+        """The viewer's view of a robot after the last step (state as before this step's update)."""
+        i = robot_id - 1
+        rec = self.records[robot_id]
+        return RobotStatus(robot_id, self.robots[robot_id].name, float(self.x[i]), float(self.y[i]),
+                           math.degrees(self.theta[i]), rec,
+                           bool(self.coll_wall[i] or self.coll_robot[i]),
+                           self._shown_state.get(robot_id, rec.state))
+
+    def snapshot(self) -> dict:
+        """A compact, JSON-ready picture of the world: time, state and per-robot pose/LEDs/score."""
+        return {
+            "time": self.time, "state": self.state,
+            "robots": [
+                {"id": rid, "name": r.name, "x": round(float(self.x[rid - 1]), 6),
+                 "y": round(float(self.y[rid - 1]), 6), "dir": round(math.degrees(self.theta[rid - 1]), 4),
+                 "leds": [bool(v) for v in self.leds[rid - 1]], "state": self.records[rid].state,
+                 "score": self.records[rid].score, "collisions": self.records[rid].collisions,
+                 "collision": bool(self.coll_wall[rid - 1] or self.coll_robot[rid - 1]),
+                 "visited": self.records[rid].visited_mask}
+                for rid, r in sorted(self.robots.items())],
+        }
+
+
+class _LazyPath:
+    """Build the :class:`PathDistance` graph only when a robot first needs it."""
+
+    def __init__(self, lab, starts):
+        self.lab, self.starts, self.graph = lab, starts, None
+
+    def __call__(self, start_index: int, x: float, y: float) -> float:
+        if self.graph is None:
+            self.graph = PathDistance(self.lab, self.starts)
+        return self.graph(start_index, x, y)
