@@ -169,6 +169,57 @@ def parse_viewer(data: bytes) -> ViewerCommand:
     raise MessageError(f"<{root.tag}> is not a viewer command")
 
 
+def parse_measures(data: bytes) -> Observation:
+    """A ``<Measures>`` datagram (client side) -> :class:`Observation`. Raises :class:`MessageError`."""
+    root = _parse_root(data)
+    if root.tag != "Measures":
+        raise MessageError(f"<{root.tag}> is not <Measures>")
+    sensors = root.find("Sensors")
+    leds = root.find("Leds")
+    buttons = root.find("Buttons")
+    if sensors is None or leds is None or buttons is None:
+        raise MessageError("<Measures> needs <Sensors>, <Leds> and <Buttons>")
+    collision = sensors.get("Collision")
+    ir, beacons, gps, line, score, heard = {}, {}, None, None, None, []
+    for el in sensors:
+        if el.tag == "IRSensor":
+            ir[_int(el, "Id", 0)] = _number(el, "Value")
+        elif el.tag == "BeaconSensor":
+            raw = el.get("Value")
+            beacons[_int(el, "Id", 0)] = None if raw == "NotVisible" else _number(el, "Value")
+        elif el.tag == "GPS":
+            gps = (_number(el, "X"), _number(el, "Y"))
+        elif el.tag == "LineSensor":
+            line = el.get("Value")
+        elif el.tag == "Message":
+            heard.append((_int(el, "From", 0), el.text or ""))
+        elif el.tag == "Score":
+            score = dict(score=int(_number(el, "Score", 0)), arrival_time=int(_number(el, "ArrivalTime", 0)),
+                         returning_time=int(_number(el, "ReturningTime", 0)),
+                         collisions=int(_number(el, "Collisions", 0)),
+                         collision=el.get("Collision") == "True", visited_mask=el.get("VisitedMask", ""))
+    return Observation(
+        time=_int(root, "Time", 0),
+        collision=None if collision is None else collision == "Yes",
+        compass=None if sensors.get("Compass") is None else int(_number(sensors, "Compass")),
+        ground=None if sensors.get("Ground") is None else int(_number(sensors, "Ground")),
+        ir=ir, beacons=beacons, gps=gps, line=line, score=score, messages=heard,
+        leds=(leds.get("EndLed") == "On", leds.get("ReturningLed") == "On", leds.get("VisitingLed") == "On"),
+        buttons=(buttons.get("Start") == "On", buttons.get("Stop") == "On"))
+
+
+def parse_reply(data: bytes) -> dict[str, str] | None:
+    """A ``<Reply>`` (client side) -> the Parameters attributes, or None when Refused.
+    Raises :class:`MessageError`."""
+    root = _parse_root(data)
+    if root.tag != "Reply":
+        raise MessageError(f"<{root.tag}> is not <Reply>")
+    if root.get("Status") != "Ok":
+        return None
+    params = root.find("Parameters")
+    return dict(params.attrib) if params is not None else {}
+
+
 # -- formatting ---------------------------------------------------------------------------------
 
 def g(value: float) -> str:

@@ -225,6 +225,7 @@ class World:
         """Run one cycle with the given orders (robot id -> merged Action)."""
         for rid, robot in self.robots.items():
             robot.say, robot.returning_led_received = None, False
+            robot.requests = set()
         for rid, action in (actions or {}).items():
             if rid in self.robots and not self.records[rid].removed:
                 self._apply(rid, action)
@@ -389,8 +390,6 @@ class World:
         self.state = self._next_state
         for rid, rec in self.records.items():
             self.rules.update_state(rec, self.state, None if rec.removed else self._facts(rid))
-        for robot in self.robots.values():
-            robot.requests = set()
 
     # -- what leaves the world ----------------------------------------------------------------
 

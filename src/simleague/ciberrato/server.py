@@ -1,0 +1,321 @@
+"""The CiberRato simulator server: asyncio UDP, the original's protocol (spec "Wire").
+
+A thin adapter around :class:`~simleague.ciberrato.world.World`. Per cycle: handle queued
+registrations and viewer commands, parse the datagrams each robot sent (at most
+``MAX_DATAGRAMS_PER_CYCLE`` kept per robot, newest last), step the world, send every robot its
+Measures and every viewer one status per robot, then wait as the clock mode says.
+
+* Registration port (6000 by default): ``<Robot>``, ``<RobotBeacon>``, ``<View/>``. The reply comes
+  from a new UDP port dedicated to that client; everything afterwards goes there.
+* A malformed or oversized datagram is logged (rate-limited) and dropped; the sender keeps its
+  place. Datagrams from another address than the registered client are ignored.
+* ``realtime`` steps from the first registration on, as the original does. ``lockstep`` and
+  ``fast`` do not step until the trial starts (``autostart`` robots registered, or a viewer's
+  Start); meanwhile registered robots get a stopped Measures every cycle time so their clients
+  keep waiting. That makes the run depend only on the seed and the agents' answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..clock import Clock
+from . import messages as M
+from .world import Action, Observation, RegistrationRefused, World
+
+log = logging.getLogger("simleague.ciberrato.server")
+
+MAX_DATAGRAMS_PER_CYCLE = 16
+MAX_PENDING_REGISTRATIONS = 64
+MAX_VIEWERS = 32
+MEASURES_BUFFER = 4096
+START_SETTLE_S = 0.2          # quiet time between the last keep-alive and the first step        # the original clients' receive buffer for Measures
+
+
+class _RateLimitedLog:
+    """Log a client's problems at most once per second, counting what was suppressed."""
+
+    def __init__(self):
+        self.last, self.suppressed = 0.0, 0
+
+    def warn(self, fmt: str, *args) -> None:
+        now = time.monotonic()
+        if now - self.last >= 1.0:
+            extra = f" ({self.suppressed} more since the last report)" if self.suppressed else ""
+            log.warning(fmt + extra, *args)
+            self.last, self.suppressed = now, 0
+        else:
+            self.suppressed += 1
+
+
+class _Endpoint(asyncio.DatagramProtocol):
+    """A dedicated UDP port for one robot or viewer: keeps the newest datagrams from its peer."""
+
+    def __init__(self, peer, label: str, on_datagram: Callable[[], None]):
+        self.peer, self.label, self.on_datagram = peer, label, on_datagram
+        self.inbox: deque[bytes] = deque(maxlen=MAX_DATAGRAMS_PER_CYCLE)
+        self.transport: asyncio.DatagramTransport | None = None
+        self.received = 0          # datagrams since the last cycle
+        self.dropped = 0
+        self.problems = _RateLimitedLog()
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def datagram_received(self, data: bytes, addr):
+        if addr[:2] != self.peer[:2]:
+            return
+        self.received += 1
+        if len(self.inbox) == self.inbox.maxlen:
+            self.dropped += 1
+        self.inbox.append(data)
+        self.on_datagram()
+
+    def error_received(self, exc):
+        self.problems.warn("%s: socket error %s", self.label, exc)
+
+    def send(self, text: str) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.sendto(text.encode("utf-8", "replace") + b"\0", self.peer)
+
+    def take(self) -> list[bytes]:
+        items = list(self.inbox)
+        self.inbox.clear()
+        if self.dropped:
+            self.problems.warn("%s sent %d datagrams in one cycle; kept the newest %d",
+                               self.label, self.received, MAX_DATAGRAMS_PER_CYCLE)
+        self.received = self.dropped = 0
+        return items
+
+    def close(self):
+        if self.transport is not None:
+            self.transport.close()
+
+
+class _Registrar(asyncio.DatagramProtocol):
+    def __init__(self, server: "Server"):
+        self.server = server
+        self.problems = _RateLimitedLog()
+
+    def datagram_received(self, data: bytes, addr):
+        pending = self.server._pending
+        if len(pending) >= MAX_PENDING_REGISTRATIONS:
+            self.problems.warn("registration queue full: dropped a datagram from %s", addr)
+            return
+        pending.append((data, addr))
+
+
+@dataclass
+class ServerOptions:
+    """How a server runs: bind ``host``/``port`` (0 = any free port), clock ``mode``,
+    ``autostart`` (start when that many robots registered; 0 = wait for a viewer's Start),
+    ``lockstep_timeout`` (s), ``stop_when_finished`` (leave :meth:`Server.run` at the end)."""
+
+    host: str = "127.0.0.1"
+    port: int = 6000
+    mode: str = "realtime"
+    autostart: int = 0
+    lockstep_timeout: float = 2.0
+    stop_when_finished: bool = False
+
+
+@dataclass
+class CycleReport:
+    """What a step did, for recorders and progress displays: the world and the actions applied."""
+
+    world: World
+    actions: dict[int, Action] = field(default_factory=dict)
+
+
+class Server:
+    """``Server(world, options, on_cycle=None)``; ``await server.start()`` binds, ``await server.run()``
+    serves until the trial ends (with ``stop_when_finished``) or :meth:`close`.
+
+    ``on_cycle(report)`` is called after every world step. Raises OSError when the port cannot be bound.
+    """
+
+    def __init__(self, world: World, options: ServerOptions, on_cycle: Callable[[CycleReport], None] | None = None):
+        self.world, self.opt, self.on_cycle = world, options, on_cycle
+        self.clock = Clock(options.mode, world.params.cycle_time / 1000.0, options.lockstep_timeout)
+        self._pending: deque = deque()
+        self.robots: dict[int, _Endpoint] = {}
+        self.viewers: list[_Endpoint] = []
+        self._registrar_transport = None
+        self._closing = False
+        self._stepping = options.mode == "realtime"
+        self.port = options.port
+        self.malformed = 0
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._registrar_transport, _ = await loop.create_datagram_endpoint(
+            lambda: _Registrar(self), local_addr=(self.opt.host, self.opt.port))
+        self.port = self._registrar_transport.get_extra_info("sockname")[1]
+        log.info("CiberRato simulator listening on %s:%d (%s mode)", self.opt.host, self.port, self.opt.mode)
+
+    def close(self) -> None:
+        self._closing = True
+        for ep in list(self.robots.values()) + self.viewers:
+            ep.close()
+        if self._registrar_transport is not None:
+            self._registrar_transport.close()
+
+    async def _open_endpoint(self, peer, label: str) -> _Endpoint:
+        loop = asyncio.get_running_loop()
+        _, ep = await loop.create_datagram_endpoint(
+            lambda: _Endpoint(peer, label, self.clock.notify), local_addr=(self.opt.host, 0))
+        return ep
+
+    async def _handle_registrations(self) -> None:
+        while self._pending:
+            data, addr = self._pending.popleft()
+            try:
+                req = M.parse_request(data)
+            except M.MessageError as exc:
+                log.warning("registration from %s:%d refused: %s", addr[0], addr[1], exc)
+                self._refuse(addr)
+                continue
+            if isinstance(req, M.ViewerHello):
+                if len(self.viewers) >= MAX_VIEWERS:
+                    log.warning("viewer from %s refused: already %d viewers", addr, MAX_VIEWERS)
+                    self._refuse(addr)
+                    continue
+                ep = await self._open_endpoint(addr, f"viewer {addr[0]}:{addr[1]}")
+                self.viewers.append(ep)
+                ep.send(M.format_reply(self.world.params, len(self.world.lab.beacons)))
+                continue
+            if isinstance(req, M.RegisterBeacon):
+                log.warning("robot %r with a beacon refused: beacon robots are not supported", req.name)
+                self._refuse(addr)
+                continue
+            if any(ep.peer == addr for ep in self.robots.values()):
+                log.warning("robot %r at %s refused: that address already has a robot", req.name, addr)
+                self._refuse(addr)
+                continue
+            try:
+                rid = self.world.add_robot(req.name, req.id, req.ir_angles)
+            except RegistrationRefused as exc:
+                log.warning("robot %r (Id=%d) refused: %s", req.name, req.id, exc)
+                self._refuse(addr)
+                continue
+            ep = await self._open_endpoint(addr, f"robot {rid} ({req.name})")
+            self.robots[rid] = ep
+            ep.send(M.format_reply(self.world.params, len(self.world.lab.beacons)))
+            log.info("robot %r registered at grid position %d from %s:%d", req.name, rid, addr[0], addr[1])
+
+    def _refuse(self, addr) -> None:
+        if self._registrar_transport is not None:
+            self._registrar_transport.sendto(M.REFUSED.encode() + b"\0", addr)
+
+    def _handle_viewers(self) -> None:
+        for viewer in self.viewers:
+            for data in viewer.take():
+                try:
+                    cmd = M.parse_viewer(data)
+                except M.MessageError as exc:
+                    viewer.problems.warn("%s: dropped a datagram: %s", viewer.label, exc)
+                    continue
+                self.command(cmd, viewer)
+
+    def command(self, cmd: M.ViewerCommand, viewer: _Endpoint | None = None) -> None:
+        """Carry out a viewer command (also used by other front ends, such as a web panel)."""
+        if cmd.kind == "LabReq" and viewer:
+            viewer.send(M.format_lab(self.world.lab))
+        elif cmd.kind == "GridReq" and viewer:
+            viewer.send(M.format_grid(self.world.scenario.grid))
+        elif cmd.kind == "Start":
+            self.world.start()
+            self._stepping = True
+        elif cmd.kind == "Stop":
+            self.world.stop()
+        elif cmd.kind in ("Reset", "Restart"):
+            for ep in self.robots.values():
+                ep.close()
+            self.robots.clear()
+            self.world = World(self.world.scenario, self.world.seed, self.world.rules.name,
+                               tuple(self.world.gps_offset))
+            self._stepping = self.opt.mode == "realtime"
+        elif cmd.kind == "Remove":
+            self.world.remove_robot(cmd.robot_id)
+            ep = self.robots.pop(cmd.robot_id, None)
+            if ep:
+                ep.close()
+
+    def _collect_actions(self) -> dict[int, Action]:
+        actions: dict[int, Action] = {}
+        for rid, ep in self.robots.items():
+            merged = None
+            for data in ep.take():
+                try:
+                    action = M.parse_action(data)
+                except M.MessageError as exc:
+                    self.malformed += 1
+                    ep.problems.warn("%s: dropped a datagram: %s", ep.label, exc)
+                    continue
+                merged = action if merged is None else merged.merged(action)
+            if merged is not None:
+                actions[rid] = merged
+        return actions
+
+    def _send(self) -> None:
+        world = self.world
+        for rid, ep in self.robots.items():
+            text = M.format_measures(world.observe(rid))
+            if len(text) >= MEASURES_BUFFER:
+                obs = world.observe(rid)
+                while obs.messages and len(M.format_measures(obs)) >= MEASURES_BUFFER:
+                    obs.messages.pop()
+                text = M.format_measures(obs)
+            ep.send(text)
+        if self.viewers:
+            statuses = [M.format_status(world.status(rid), world.time) for rid in sorted(world.robots)]
+            for viewer in self.viewers:
+                for text in statuses:
+                    viewer.send(text)
+
+    def _send_waiting(self) -> None:
+        """Keep registered clients waiting before the start (lockstep and fast modes)."""
+        obs = Observation(0, None, None, None, {}, {}, None, None, None, [], (False, False, False), (False, True))
+        text = M.format_measures(obs)
+        for ep in self.robots.values():
+            ep.take()
+            ep.send(text)
+
+    def _everyone_answered(self) -> bool:
+        return all(ep.received > 0 or len(ep.inbox) > 0
+                   for rid, ep in self.robots.items()
+                   if self.world.records[rid].state not in ("Finished", "Removed"))
+
+    async def run(self) -> None:
+        """Serve cycles until the trial is over (``stop_when_finished``) or :meth:`close`."""
+        if self._registrar_transport is None:
+            await self.start()
+        while not self._closing:
+            self.clock.begin_cycle()
+            await self._handle_registrations()
+            self._handle_viewers()
+            if not self._stepping and self.opt.autostart and len(self.robots) >= self.opt.autostart:
+                # Let the answers to the last keep-alive arrive and drop them, so that the first
+                # step sees only answers to real Measures: the run then depends on the seed alone.
+                await asyncio.sleep(START_SETTLE_S)
+                for ep in self.robots.values():
+                    ep.take()
+                self.world.start()
+                self._stepping = True
+            if self._stepping and self.robots:
+                actions = self._collect_actions()
+                self.world.step(actions)
+                self._send()
+                if self.on_cycle:
+                    self.on_cycle(CycleReport(self.world, actions))
+                if self.opt.stop_when_finished and self.world.finished:
+                    break
+                await self.clock.wait(self._everyone_answered)
+            else:
+                self._send_waiting()
+                await asyncio.sleep(min(self.clock.cycle_s, 0.05) if self.opt.mode != "realtime" else self.clock.cycle_s)

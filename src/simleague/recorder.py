@@ -1,0 +1,93 @@
+"""Run logs: one JSON object per line (JSON Lines), gzip-compressed when the name ends in ``.gz``.
+
+The first line is a header (``{"kind": "header", "format": ..., "version": 1, ...}``), then one
+``{"kind": "cycle", ...}`` line per simulation step, then an optional ``{"kind": "result", ...}``.
+Nothing in a log depends on the wall clock, so two identical runs write identical logs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+from typing import Iterator
+
+FORMAT_VERSION = 1
+
+
+class LogError(Exception):
+    """A log that cannot be read: names the file, the line and the problem."""
+
+
+def _open(path: Path, mode: str):
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
+class Recorder:
+    """Writes a run log. ``Recorder(path, header_dict)``; use :meth:`cycle` and :meth:`close`.
+
+    ``header`` must be JSON-serialisable; ``format`` names the competition log format.
+    Raises OSError when the file cannot be written.
+    """
+
+    def __init__(self, path: str | Path, fmt: str, header: dict):
+        self.path = Path(path)
+        self._file = _open(self.path, "w")
+        self._write({"kind": "header", "format": fmt, "version": FORMAT_VERSION, **header})
+
+    def _write(self, obj: dict) -> None:
+        self._file.write(json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n")
+
+    def cycle(self, record: dict) -> None:
+        """Append one step's record."""
+        self._write({"kind": "cycle", **record})
+
+    def result(self, record: dict) -> None:
+        """Append the final result."""
+        self._write({"kind": "result", **record})
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def read_log(path: str | Path, fmt: str | None = None) -> tuple[dict, list[dict], dict | None]:
+    """Read a log back: (header, cycle records, result or None). Raises :class:`LogError`."""
+    path = Path(path)
+    header, cycles, result = None, [], None
+    try:
+        with _open(path, "r") as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise LogError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+                kind = obj.get("kind") if isinstance(obj, dict) else None
+                if n == 1:
+                    if kind != "header" or (fmt and obj.get("format") != fmt):
+                        raise LogError(f"{path}:1: not a {fmt or 'simleague'} log header")
+                    header = obj
+                elif kind == "cycle":
+                    cycles.append(obj)
+                elif kind == "result":
+                    result = obj
+                else:
+                    raise LogError(f"{path}:{n}: unknown record kind {kind!r}")
+    except OSError as exc:
+        raise LogError(f"{path}: cannot read the log: {exc.strerror}") from None
+    if header is None:
+        raise LogError(f"{path}: the log is empty")
+    return header, cycles, result
+
+
+def iter_cycles(path: str | Path) -> Iterator[dict]:
+    """The cycle records of a log, one at a time."""
+    yield from read_log(path)[1]

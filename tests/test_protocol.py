@@ -1,0 +1,155 @@
+"""The wire protocol over real loopback UDP, and parsers that only ever raise their own error."""
+
+import asyncio
+import socket
+import time
+
+from hypothesis import given, settings, strategies as st
+
+from simleague.ciberrato import messages as M
+from simleague.ciberrato.scenario import load_scenario
+from simleague.ciberrato.server import Server, ServerOptions
+from simleague.ciberrato.world import World
+
+
+@given(st.binary(max_size=2000))
+@settings(max_examples=300, deadline=None)
+def test_parsers_raise_only_message_error(data):
+    for parse in (M.parse_action, M.parse_request, M.parse_viewer, M.parse_measures, M.parse_reply):
+        try:
+            parse(data)
+        except M.MessageError:
+            pass
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=200, deadline=None)
+def test_text_inside_xml_raises_only_message_error(text):
+    data = f'<Actions LeftMotor="{text}"><Say><![CDATA[{text}]]></Say></Actions>'.encode("utf-8", "replace")
+    try:
+        M.parse_action(data)
+    except M.MessageError:
+        pass
+
+
+def test_action_round_trip_and_last_value_wins():
+    a = M.parse_action(b'<Actions LeftMotor="0.1" RightMotor="-0.05" VisitingLed="On">'
+                       b'<SensorRequests IRSensor0="Yes" Compass="Yes"/><Say><![CDATA[hi]]></Say></Actions>')
+    assert (a.left, a.right, a.visiting_led, a.requests, a.say) == (0.1, -0.05, True, ("IRSensor0", "Compass"), "hi")
+    assert M.parse_action(M.format_action(a).encode()) == a
+    merged = a.merged(M.parse_action(b'<Actions LeftMotor="0.02"/>'))
+    assert (merged.left, merged.right) == (0.02, -0.05)
+
+
+class Harness:
+    """A server in a background event loop thread on an ephemeral port, for socket tests."""
+
+    def __init__(self, mode="realtime", params=None):
+        import threading
+        sc = load_scenario()
+        if params:
+            sc = type(sc)(sc.lab, sc.grid, params)
+        self.server = Server(World(sc, seed=1), ServerOptions(port=0, mode=mode))
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.server.start())
+            ready.set()
+            self.loop.run_until_complete(self.server.run())
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        assert ready.wait(5)
+        self.port = self.server.port
+
+    def close(self):
+        self.loop.call_soon_threadsafe(self.server.close)
+        self.thread.join(5)
+        assert not self.thread.is_alive()
+
+
+def sock():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(3)
+    return s
+
+
+def register(s, port, text=b'<Robot Name="r" Id="1"/>'):
+    s.sendto(text, ("127.0.0.1", port))
+    data, addr = s.recvfrom(1024)          # the original clients' reply buffer
+    return data, addr
+
+
+def test_registration_without_nul_then_measures_every_cycle_while_stopped():
+    h = Harness()
+    try:
+        s = sock()
+        data, addr = register(s, h.port)    # croblink style: no NUL at the end
+        assert data.startswith(b'<Reply Status="Ok">') and data.endswith(b"\0") and len(data) < 1024
+        assert addr[1] != h.port            # a dedicated port for this client
+        m = M.parse_measures(s.recvfrom(4096)[0])
+        assert m.time == 0 and m.buttons == (False, True)
+        s2 = sock()
+        data, _ = register(s2, h.port)      # same position again
+        assert data == M.REFUSED.encode() + b"\0"
+    finally:
+        h.close()
+
+
+def test_viewer_lab_request_and_start():
+    h = Harness()
+    try:
+        robot, viewer = sock(), sock()
+        _, raddr = register(robot, h.port, b'<Robot Name="r" Id="2"/>\0')
+        _, vaddr = register(viewer, h.port, b"<View/>\0")
+        viewer.sendto(b"<LabReq/>\0", vaddr)
+        deadline = time.time() + 3
+        lab = None
+        while time.time() < deadline and lab is None:
+            data = viewer.recvfrom(65536)[0]
+            if data.startswith(b"<Lab "):
+                lab = data
+        assert lab is not None and b'<Beacon X="25" Y="7" Height="4"/>' in lab
+        viewer.sendto(b"<Start/>\0", vaddr)
+        deadline = time.time() + 3
+        started = False
+        while time.time() < deadline and not started:
+            robot.sendto(b'<Actions LeftMotor="0.1" RightMotor="0.1"/>', raddr)
+            m = M.parse_measures(robot.recvfrom(4096)[0])
+            started = m.time >= 2
+        assert started
+    finally:
+        h.close()
+
+
+def test_flood_and_garbage_do_not_stop_the_others():
+    from simleague.ciberrato.scenario import Parameters
+    h = Harness(mode="realtime", params=Parameters(cycle_time=20))
+    try:
+        good, bad = sock(), sock()
+        _, gaddr = register(good, h.port, b'<Robot Name="good" Id="1"/>')
+        _, baddr = register(bad, h.port, b'<Robot Name="bad" Id="2"/>')
+        viewer = sock()
+        _, vaddr = register(viewer, h.port, b"<View/>")
+        viewer.sendto(b"<Start/>", vaddr)
+        junk = [b"<Actions", b"\xff\xfe" * 100, b"<Actions LeftMotor='nan'/>", b"x" * 9000,
+                b'<!DOCTYPE a [<!ENTITY b "cc">]><Actions>&b;</Actions>']
+        sent = 0
+        t_end = time.time() + 1.0
+        while time.time() < t_end:
+            for j in junk:
+                bad.sendto(j[:9000], baddr)
+                sent += 1
+        # the good robot still gets Measures and time advances
+        times = []
+        deadline = time.time() + 3
+        while time.time() < deadline and len(times) < 5:
+            good.sendto(b'<Actions LeftMotor="0.05" RightMotor="0.05"/>', gaddr)
+            times.append(M.parse_measures(good.recvfrom(4096)[0]).time)
+        assert sent > 500 and times[-1] > times[0]
+        assert h.server.malformed > 0
+        assert 2 in h.server.robots         # the flooding robot keeps its place
+    finally:
+        h.close()

@@ -1,0 +1,100 @@
+"""Scenario files: every shared lab loads and matches the original's expansion; errors name file and line."""
+
+import json
+
+import pytest
+
+from golden import GOLDEN, LABS
+from simleague.ciberrato.scenario import (Parameters, ScenarioError, expand_row, load_grid, load_lab,
+                                          load_parameters)
+
+GOLDEN_LABS = sorted((GOLDEN / "labs").glob("*.json"))
+
+
+def close(a, b):
+    return abs(a - b) <= max(1e-5 * abs(b), 1e-5)   # golden numbers carry %g precision
+
+
+@pytest.mark.parametrize("golden", GOLDEN_LABS, ids=lambda p: p.stem)
+def test_lab_matches_original_expansion(golden):
+    d = json.loads(golden.read_text())
+    lab = load_lab(LABS / d["lab_file"]) if d["lab_file"] else load_lab()
+    grid = load_grid(LABS / d["grid_file"]) if d["grid_file"] else None
+    assert lab.name == d["name"] and close(lab.width, d["width"]) and close(lab.height, d["height"])
+    assert len(lab.walls) == len(d["walls"])
+    for ours, theirs in zip(lab.walls, d["walls"]):
+        assert close(ours.height, theirs["height"])
+        assert len(ours.corners) == len(theirs["corners"])
+        for (x, y), (gx, gy) in zip(ours.corners, theirs["corners"]):
+            assert close(x, gx) and close(y, gy)
+    assert [(b.x, b.y, b.height) for b in lab.beacons] == pytest.approx([tuple(b.values()) for b in d["beacons"]])
+    assert [(t.x, t.y, t.radius) for t in lab.targets] == pytest.approx([tuple(t.values()) for t in d["targets"]])
+    if grid is not None:
+        assert [(p.x, p.y, p.dir) for p in grid.positions] == pytest.approx([tuple(p) for p in d["grid"]])
+
+
+def test_every_shared_lab_file_loads():
+    files = sorted(LABS.rglob("*.xml"))
+    assert len(files) >= 40
+    for f in files:
+        stem = f.name.lower()
+        if "grid" in stem or "grd" in stem:
+            assert load_grid(f).positions
+        elif "config" in stem:
+            assert load_parameters(f).sim_time == 5000
+        else:
+            assert load_lab(f).walls
+
+
+def test_decimal_commas_and_stray_text():
+    lab = load_lab(b'<Lab Name="L" Height="14" Width="28">junk<Beacon X="24" Y="7,5" Height="4,0"/>'
+                   b'<Target X="24" Y="7,5" Radius="1,5"/></Lab>')
+    assert (lab.beacons[0].y, lab.targets[0].radius) == (7.5, 1.5)
+    grid = load_grid(b'<Grid>\\n"\n <Position X="3,0" Y="11.0" Dir="-90"/></Grid>')
+    assert grid.positions[0].x == 3.0 and grid.positions[0].dir == -90
+
+
+def test_clockwise_polygon_is_reversed():
+    lab = load_lab(b'<Lab Name="L" Height="14" Width="28"><Wall Height="2">'
+                   b'<Corner X="0" Y="0"/><Corner X="0" Y="1"/><Corner X="1" Y="1"/><Corner X="1" Y="0"/></Wall></Lab>')
+    assert lab.walls[0].corners == ((1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (0.0, 0.0))
+
+
+def test_row_pattern_by_hand():
+    # "|" at column 2 -> x = 2, y 4..6; "-" read at columns 3 and 6 (multiples of 3), closed by the
+    # space at column 9 -> one wall from x = 2*3/3 = 2 to 2*(6/3 + 1) = 6, centred on y = 5
+    walls = expand_row(4, "  |--+--+  ", 4.0)
+    assert walls[0].corners == ((1.9, 4.0), (2.1, 4.0), (2.1, 6.0), (1.9, 6.0))
+    xs = [c[0] for c in walls[1].corners]
+    ys = [c[1] for c in walls[1].corners]
+    assert (min(xs), max(xs)) == (2.0, 6.0)
+    assert (min(ys), max(ys)) == pytest.approx((4.9, 5.1))
+    assert walls[1].height == 0.0       # horizontal wall on an even row: a floor line
+
+
+def test_parameters_default_to_2008_rules_and_read_config():
+    p = Parameters()
+    assert (p.sim_time, p.cycle_time, p.n_requests_per_cycle, p.beacon_latency, p.compass_latency) == (1800, 50, 4, 4, 4)
+    cfg = load_parameters(LABS / "rmi-2425" / "C1-config.xml")
+    assert cfg.collision_wall_penalty == 5 and cfg.score_sensor is False and cfg.collision_latency == 0
+
+
+@pytest.mark.parametrize("data,line,needle", [
+    (b'<Lab Name="x">\n<Wall>\n<Corner X="1" Y="a"/></Wall></Lab>', 3, "not a number"),
+    (b'<Lab Name="x"\n', 2, "not well-formed"),
+    (b'<Grid></Grid>', 1, "no <Position>"),
+    (b'<Lab Name="x"><Wall><Corner X="1" Y="1"/></Wall></Lab>', 1, "at least 3"),
+    (b'<Foo/>', 1, "expected a <Lab>"),
+])
+def test_broken_files_name_the_line_and_problem(data, line, needle):
+    loader = load_grid if b"Grid" in data else load_lab
+    with pytest.raises(ScenarioError) as exc:
+        loader(data)
+    assert exc.value.line == line and needle in str(exc.value)
+
+
+def test_bad_parameter_value():
+    with pytest.raises(ScenarioError, match="SimTime"):
+        load_parameters(b'<Parameters SimTime="-5"/>')
+    with pytest.raises(ScenarioError, match="GPS"):
+        load_parameters(b'<Parameters GPS="maybe"/>')

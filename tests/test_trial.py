@@ -1,0 +1,53 @@
+"""Whole trials: the CLI starts the server and agent processes over real UDP on 127.0.0.1."""
+
+import json
+import subprocess
+import sys
+
+from golden import LABS
+from simleague.recorder import read_log
+
+LAB = LABS / "CiberRato2008" / "Ciber2008_FinalLab.xml"
+GRID = LABS / "CiberRato2008" / "Ciber2008_FinalGrid.xml"
+
+
+def simleague(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "simleague.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_lockstep_trial_is_repeatable_and_logged(tmp_path):
+    params = tmp_path / "params.xml"
+    params.write_text('<Parameters SimTime="250"/>')
+    runs = []
+    for k in range(2):
+        log = tmp_path / f"trial{k}.jsonl"
+        r = simleague("ciberrato", "trial", "--lab", LAB, "--grid", GRID, "--params", params, "--agents", 3,
+                      "--mode", "lockstep", "--seed", 1, "--json", "--log", log)
+        assert r.returncode == 0, r.stderr
+        runs.append((r.stdout, log.read_text()))
+    assert runs[0] == runs[1]
+    result = json.loads(runs[0][0])
+    assert result["cycles"] == 250 and len(result["robots"]) == 3
+    assert [row["position"] for row in result["robots"]] == [1, 2, 3]
+    header, cycles, final = read_log(tmp_path / "trial0.jsonl")
+    assert header["seed"] == 1 and header["params"]["sim_time"] == 250
+    assert cycles[-1]["time"] == 250 and len(cycles[-1]["robots"]) == 3
+    moved = {(r["x"], r["y"]) for c in cycles for r in c["robots"] if r["id"] == 1}
+    assert len(moved) > 10                     # the agents really drove
+    assert final["robots"] == result["robots"]
+
+
+def test_broken_lab_gives_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.xml"
+    bad.write_text('<Lab Name="x">\n  <Wall Height="2">\n    <Corner X="1" Y="oops"/>\n')
+    r = simleague("ciberrato", "serve", "--lab", bad, timeout=60)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bad.xml" in lines[0] and "Traceback" not in r.stderr
+
+
+def test_too_many_agents_for_the_grid():
+    r = simleague("ciberrato", "trial", "--agents", 9, timeout=60)
+    assert r.returncode == 2 and "do not fit" in r.stderr
