@@ -27,10 +27,11 @@ def test_lab_matches_original_expansion(golden):
         assert len(ours.corners) == len(theirs["corners"])
         for (x, y), (gx, gy) in zip(ours.corners, theirs["corners"]):
             assert close(x, gx) and close(y, gy)
-    assert [(b.x, b.y, b.height) for b in lab.beacons] == pytest.approx([tuple(b.values()) for b in d["beacons"]])
-    assert [(t.x, t.y, t.radius) for t in lab.targets] == pytest.approx([tuple(t.values()) for t in d["targets"]])
+    flat = lambda rows: [v for row in rows for v in row]  # noqa: E731
+    assert flat((b.x, b.y, b.height) for b in lab.beacons) == pytest.approx(flat(b.values() for b in d["beacons"]))
+    assert flat((t.x, t.y, t.radius) for t in lab.targets) == pytest.approx(flat(t.values() for t in d["targets"]))
     if grid is not None:
-        assert [(p.x, p.y, p.dir) for p in grid.positions] == pytest.approx([tuple(p) for p in d["grid"]])
+        assert flat((p.x, p.y, p.dir) for p in grid.positions) == pytest.approx(flat(d["grid"]))
 
 
 def test_every_shared_lab_file_loads():
