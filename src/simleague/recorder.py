@@ -11,7 +11,6 @@ import gzip
 import io
 import json
 from pathlib import Path
-from typing import Iterator
 
 FORMAT_VERSION = 1
 
@@ -86,8 +85,3 @@ def read_log(path: str | Path, fmt: str | None = None) -> tuple[dict, list[dict]
     if header is None:
         raise LogError(f"{path}: the log is empty")
     return header, cycles, result
-
-
-def iter_cycles(path: str | Path) -> Iterator[dict]:
-    """The cycle records of a log, one at a time."""
-    yield from read_log(path)[1]

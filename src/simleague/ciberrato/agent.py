@@ -38,7 +38,6 @@ HALF = 30.0                 # the map covers [-HALF, HALF]^2 around the start
 N = int(2 * HALF / RES)
 MAX_POWER = 0.15
 IR_ANGLES = (0.0, math.radians(60), math.radians(-60), math.pi)
-CLEARANCE = 0.55            # inflation radius for planning (robot radius + margin)
 
 
 def _wrap(a: float) -> float:
@@ -82,9 +81,7 @@ class Brain:
         self.led_pulse = 0
         self.path: list[tuple[float, float]] = []
         self.replan_in = 0
-        self.map_dirty = True
         self.time = 0
-        self.blocked = None
         self.stuck = 0
         self.backing = 0
         self.ended = False
@@ -98,7 +95,6 @@ class Brain:
         r, c = self._cell(x, y)
         if not self.occupied[r, c]:
             self.occupied[r, c] = True
-            self.map_dirty = True
 
     def _predict(self, cmd: tuple[float, float]) -> None:
         self.out = [(cmd[0] + self.out[0]) / 2, (cmd[1] + self.out[1]) / 2]
@@ -158,7 +154,7 @@ class Brain:
     def _plan(self, goal: tuple[float, float] | None) -> None:
         """Shortest path from the robot to ``goal`` (or to the nearest unexplored place)."""
         square = np.ones((3, 3), dtype=bool)
-        blocked = ndimage.binary_dilation(self.occupied, square, iterations=2)
+        blocked = ndimage.binary_dilation(self.occupied, square, iterations=2)   # robot radius + margin
         near = ndimage.binary_dilation(self.occupied, square, iterations=3)
         r0, c0 = self._cell(self.x, self.y)
         blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False   # never wall the robot in
@@ -185,7 +181,6 @@ class Brain:
             node = pred[node]
         path.reverse()
         self.path = path
-        self.map_dirty = False
 
     def _goal(self) -> tuple[float, float] | None:
         if self.phase == "home":

@@ -265,11 +265,10 @@ class Server:
     def _send(self) -> None:
         world = self.world
         for rid, ep in self.robots.items():
-            text = M.format_measures(world.observe(rid))
-            if len(text) >= MEASURES_BUFFER:
-                obs = world.observe(rid)
-                while obs.messages and len(M.format_measures(obs)) >= MEASURES_BUFFER:
-                    obs.messages.pop()
+            obs = world.observe(rid)
+            text = M.format_measures(obs)
+            while obs.messages and len(text) >= MEASURES_BUFFER:   # fit the clients' 4096-byte buffer
+                obs.messages.pop()
                 text = M.format_measures(obs)
             ep.send(text)
         if self.viewers:
