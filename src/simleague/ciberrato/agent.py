@@ -1,20 +1,25 @@
 """The sample CiberRato agent: visits every target, signals the return, drives home, ends.
 
-It uses only what a competition robot has (2008 rules: no GPS): obstacle sensors, beacon
-sensors, compass, ground sensor and bumper, with their noise and latency.
+It uses only what a competition robot has (2008 rules, seed 004: no GPS): obstacle sensors,
+beacon sensors, compass, ground sensor and bumper, with their noise and latency.
 
-How it works (all in its own frame: the start pose is (0, 0, 0)):
+How it works. Positions are kept relative to the start (home is (0, 0)); headings are absolute,
+as the compass gives them.
 
-* **Dead reckoning** with the motor model of the rules (section 7: ``out = (in + out_prev)/2``),
-  undoing the translation of a cycle whose bumper was on (the robot did not move), and pulling the
-  heading towards the compass reading of ``CompassLatency`` cycles ago.
-* **Map**: an occupancy grid (0.25 u_m cells) of the points the IR sensors (1/value) and the
-  bumper touched, inflated by the robot radius for planning.
-* **Beacons**: bearings taken from different poses are intersected (least squares) to place each
-  beacon; until then the robot heads along the last bearing; with no bearing at all it explores
-  the nearest places it has not been to.
-* **Paths**: shortest paths on the grid (scipy's csgraph Dijkstra), followed with a look-ahead
-  point; replanned every few cycles and whenever the map changes in front of the robot.
+* **Dead reckoning** with the motor model of the rules (section 7: ``out = (in + out_prev) / 2``,
+  then move along the old heading and turn by ``right - left``). A cycle whose bumper is on did
+  not translate (golden README, "Collision"), so its step is taken back. The compass reading
+  (``CompassLatency`` cycles old) pulls the heading the robot had then towards it.
+* **Map**: an occupancy grid (:data:`RES` cells, log-odds). Each obstacle reading ``v`` says that
+  the 60° cone in front of the sensor is free up to ``1/v`` and that something is at ``1/v`` on
+  the axis; a bump marks the cell ahead.
+* **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
+  from different places are intersected (least squares). A fresh bearing without a good
+  intersection is followed for a few u_m; a beacon never seen makes the robot explore the nearest
+  frontier (free cells next to unknown ones).
+* **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
+  radius, unknown cells passable at a higher cost; followed with a look-ahead point and replanned
+  every few cycles or when the map blocks the path.
 
 The decision logic is :class:`Brain` (pure: Observation in, Action out); :func:`main` connects it
 to a simulator with :class:`~simleague.ciberrato.client.Client`.
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import deque
 
 import numpy as np
 from scipy import ndimage
@@ -33,109 +39,190 @@ from scipy.sparse.csgraph import dijkstra
 
 from .world import Action, Observation
 
-RES = 0.25                  # grid cell, u_m
-HALF = 30.0                 # the map covers [-HALF, HALF]^2 around the start
+RES = 0.25                      # map cell, u_m
+HALF = 29.0                     # the map covers [-HALF, HALF]^2 around the start (labs are <= 28 wide)
 N = int(2 * HALF / RES)
 MAX_POWER = 0.15
-IR_ANGLES = (0.0, math.radians(60), math.radians(-60), math.pi)
+IR_ANGLES = (0.0, math.radians(60), math.radians(-60), math.pi)   # rules figure 2
+IR_HALF_APERTURE = math.radians(30)
+IR_RANGE = 2.0                  # readings say little beyond this (noise 0.1 on 1/d)
+IR_HIT_RANGE = 1.0              # nearer than this the nearest point is close to the axis; farther,
+                                # in a corridor it is where the cone's edge meets a side wall
+HIT, MISS, LIMIT = 1.5, -0.35, 4.0        # log-odds steps and bound
+OCCUPIED = 0.75
+LOOK_AHEAD = 0.8
+BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon is not placed
+REPLAN_EVERY = 6
+HOME_TOLERANCE = 0.2
 
 
 def _wrap(a: float) -> float:
     return (a + math.pi) % (2 * math.pi) - math.pi
 
 
-def _build_grid_graph():
-    """Edge lists (u, v, length) of the 8-connected N x N grid, built once."""
-    idx = np.arange(N * N).reshape(N, N)
-    us, vs, ls = [], [], []
-    for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        a = idx[0:N - dy, max(0, -dx):N - max(0, dx)]
-        b = idx[dy:N, max(0, dx):N - max(0, -dx)]
-        us.append(a.ravel()); vs.append(b.ravel()); ls.append(np.full(a.size, math.hypot(dx, dy) * RES))
-    return np.concatenate(us), np.concatenate(vs), np.concatenate(ls)
+def _disk(radius_cells: float) -> np.ndarray:
+    r = int(math.ceil(radius_cells))
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    return xx * xx + yy * yy <= radius_cells * radius_cells
 
 
-_EDGES = None
+class _Grid:
+    """The 8-connected N x N grid as a sparse graph whose edge weights change per plan."""
+
+    def __init__(self):
+        idx = np.arange(N * N).reshape(N, N)
+        us, vs, ls = [], [], []
+        for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            a = idx[0:N - dy, max(0, -dx):N - max(0, dx)]
+            b = idx[dy:N, max(0, dx):N - max(0, -dx)]
+            us.append(a.ravel())
+            vs.append(b.ravel())
+            ls.append(np.full(a.size, math.hypot(dx, dy) * RES))
+        self.u, self.v, self.length = np.concatenate(us), np.concatenate(vs), np.concatenate(ls)
+        self.graph = csr_matrix((np.ones_like(self.length), (self.u, self.v)), shape=(N * N, N * N))
+        # position of each (u, v) edge in the csr data array, to refill the weights in place
+        order = np.lexsort((self.v, self.u))
+        self.slot = np.empty_like(order)
+        self.slot[order] = np.arange(len(order))
+
+    def shortest(self, cell_cost: np.ndarray, start: int):
+        """Distances and predecessors from ``start``; an edge costs its length times the mean of
+        its two cells' costs."""
+        w = self.length * (cell_cost[self.u] + cell_cost[self.v]) * 0.5
+        self.graph.data[self.slot] = w
+        return dijkstra(self.graph, directed=False, indices=start, return_predecessors=True)
+
+
+_GRID: _Grid | None = None
 
 
 class Brain:
-    """Decides one :class:`Action` per Measures. ``Brain(n_beacons, compass_latency=4, beacon_latency=4)``."""
+    """Decides one :class:`Action` per Measures.
+
+    ``Brain(n_beacons, compass_latency=4, beacon_latency=4, requestable=True, max_requests=4)``:
+    the lab's number of beacons (each sits on its target, as in the 2008 labs), the latencies in
+    cycles, whether sensors must be requested, and how many requests a cycle allows.
+    """
 
     def __init__(self, n_beacons: int, compass_latency: int = 4, beacon_latency: int = 4,
                  requestable: bool = True, max_requests: int = 4):
-        global _EDGES
-        if _EDGES is None:
-            _EDGES = _build_grid_graph()
+        global _GRID
+        if _GRID is None:
+            _GRID = _Grid()
         self.n_beacons = n_beacons
         self.compass_latency, self.beacon_latency = compass_latency, beacon_latency
         self.requestable, self.max_requests = requestable, max_requests
-        self.x = self.y = self.th = 0.0
+        self.x = self.y = 0.0
+        self.th: float | None = None           # absolute heading (rad), once the compass is known
         self.out = [0.0, 0.0]
-        self.history: list[tuple[float, float, float]] = []
-        self.occupied = np.zeros((N, N), dtype=bool)
-        self.visited_cells = np.zeros((N // 4, N // 4), dtype=bool)
+        self.step = (0.0, 0.0)
+        self.poses: deque[tuple[int, float, float, float]] = deque(maxlen=16)
+        self.still_compass: list[float] = []
+        self.logodds = np.zeros((N, N), dtype=np.float32)
         self.rays: list[list[tuple[float, float, float]]] = [[] for _ in range(n_beacons)]
-        self.bearing: list[tuple[float, float, float] | None] = [None] * n_beacons
+        self.fresh: list[tuple[int, float, float, float] | None] = [None] * n_beacons
         self.visited = [False] * n_beacons
-        self.phase = "visit"
-        self.led_pulse = 0
+        self.phase = "visit"               # visit -> signal -> home -> ended
         self.path: list[tuple[float, float]] = []
         self.replan_in = 0
         self.time = 0
-        self.stuck = 0
+        self.bumps = 0
+        self.last_front = 0.0
         self.backing = 0
         self.ended = False
+        self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
+        self.tried = np.zeros((N, N), dtype=bool)      # frontiers reached that stayed frontiers
+        self.goal_cell: tuple[int, int] | None = None
+        self.explore_target: int | None = None
+        self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
+        yy, xx = np.mgrid[-12:13, -12:13]
+        self._patch = (xx * RES, yy * RES)      # offsets of a 6.25 x 6.25 u_m window, for the IR cones
 
     # -- estimation ---------------------------------------------------------------------------
 
     def _cell(self, x: float, y: float) -> tuple[int, int]:
         return (min(N - 1, max(0, int((y + HALF) / RES))), min(N - 1, max(0, int((x + HALF) / RES))))
 
-    def _mark(self, x: float, y: float) -> None:
-        r, c = self._cell(x, y)
-        if not self.occupied[r, c]:
-            self.occupied[r, c] = True
+    def _centre(self, r: int, c: int) -> tuple[float, float]:
+        return (c + 0.5) * RES - HALF, (r + 0.5) * RES - HALF
 
-    def _predict(self, cmd: tuple[float, float]) -> None:
-        self.out = [(cmd[0] + self.out[0]) / 2, (cmd[1] + self.out[1]) / 2]
+    def _pose_at(self, t: int) -> tuple[float, float, float] | None:
+        for time, x, y, th in reversed(self.poses):
+            if time == t:
+                return x, y, th
+        return None
+
+    def _predict(self, left: float, right: float) -> None:
+        """Where the orders just sent will take the robot (rules section 7)."""
+        self.out = [(left + self.out[0]) / 2, (right + self.out[1]) / 2]
         lin = (self.out[0] + self.out[1]) / 2
-        self.last_move = (lin * math.cos(self.th), lin * math.sin(self.th))
-        self.x += self.last_move[0]
-        self.y += self.last_move[1]
-        self.th = _wrap(self.th + (self.out[1] - self.out[0]))
+        self.step = (lin * math.cos(self.th), lin * math.sin(self.th))
+        self.x += self.step[0]
+        self.y += self.step[1]
+        self.th = _wrap(self.th + self.out[1] - self.out[0])
 
     def _correct(self, obs: Observation) -> None:
-        if obs.collision and self.history:
-            self.x -= self.last_move[0]
-            self.y -= self.last_move[1]
-            self._mark(self.x + 0.6 * math.cos(self.th) * np.sign(sum(self.out) or 1),
-                       self.y + 0.6 * math.sin(self.th) * np.sign(sum(self.out) or 1))
-        if obs.compass is not None and len(self.history) > self.compass_latency:
-            _, _, th_then = self.history[-1 - self.compass_latency]
-            error = _wrap(math.radians(obs.compass) - th_then)
-            if abs(error) < math.radians(20):
-                self.th = _wrap(self.th + 0.2 * error)
+        if obs.collision and self.poses:
+            self.x -= self.step[0]
+            self.y -= self.step[1]
+            ahead = 0.65 if sum(self.out) >= 0 else -0.65
+            for side in (-1.0, -0.5, 0.0, 0.5, 1.0):   # the bump is somewhere on the front half
+                a = self.th + side
+                self._add(self.x + ahead * math.cos(a), self.y + ahead * math.sin(a), 2 * HIT)
+        then = self._pose_at(obs.time - self.compass_latency)
+        if obs.compass is not None and then is not None:
+            error = _wrap(math.radians(obs.compass) - then[2])
+            self.th = _wrap(self.th + 0.15 * error)
+        r0, c0 = self._cell(self.x, self.y)
+        body = self.logodds[r0 - 1:r0 + 2, c0 - 1:c0 + 2]          # the robot stands here: free
+        body[...] = np.maximum(-LIMIT, body + 2 * MISS)
         for sid, value in obs.ir.items():
-            if value >= 0.9:
-                a = self.th + IR_ANGLES[sid]
-                d = 0.5 + 1.0 / value
-                self._mark(self.x + d * math.cos(a), self.y + d * math.sin(a))
-        for b, value in obs.beacons.items():
-            if value is not None and b < self.n_beacons and len(self.history) > self.beacon_latency:
-                px, py, pth = self.history[-1 - self.beacon_latency]
-                ray = (px, py, pth + math.radians(value))
-                self.bearing[b] = ray
+            self._sense_obstacle(IR_ANGLES[sid], value)
+        then = self._pose_at(obs.time - self.beacon_latency)
+        if then is not None:
+            for b, value in obs.beacons.items():
+                if b >= self.n_beacons:
+                    continue
+                if value is None:
+                    self.fresh[b] = None
+                    continue
+                ray = (then[0], then[1], then[2] + math.radians(value))
+                self.fresh[b] = (obs.time, *ray)
+                self.exhausted.discard(b)
                 rays = self.rays[b]
-                if not rays or math.hypot(px - rays[-1][0], py - rays[-1][1]) > 0.5:
+                if not rays or math.hypot(ray[0] - rays[-1][0], ray[1] - rays[-1][1]) > 0.3:
                     rays.append(ray)
-                    del rays[:-40]
-        r, c = self._cell(self.x, self.y)
-        self.visited_cells[max(0, r // 4 - 1):r // 4 + 2, max(0, c // 4 - 1):c // 4 + 2] = True
+                    del rays[:-30]
+
+    def _add(self, x: float, y: float, amount: float) -> None:
+        r, c = self._cell(x, y)
+        self.logodds[r, c] = min(LIMIT, self.logodds[r, c] + amount)
+
+    def _sense_obstacle(self, angle: float, value: float) -> None:
+        """One reading: the cone is free up to the distance seen, the axis point there is not."""
+        a = self.th + angle
+        sx, sy = self.x + 0.5 * math.cos(a), self.y + 0.5 * math.sin(a)
+        d = 1.0 / value if value > 0 else math.inf
+        r0, c0 = self._cell(sx, sy)
+        dx, dy = self._patch
+        px, py = self._centre(r0, c0)
+        rx, ry = dx + (px - sx), dy + (py - sy)
+        dist = np.hypot(rx, ry)
+        off = np.abs((np.arctan2(ry, rx) - a + np.pi) % (2 * np.pi) - np.pi)
+        free = (dist < min(d, IR_RANGE) - 0.2) & (off < IR_HALF_APERTURE)
+        rows, cols = np.nonzero(free)
+        rows, cols = rows + r0 - 12, cols + c0 - 12
+        ok = (rows >= 0) & (rows < N) & (cols >= 0) & (cols < N)
+        cells = self.logodds[rows[ok], cols[ok]]
+        self.logodds[rows[ok], cols[ok]] = np.maximum(-LIMIT, cells + MISS)
+        if d < IR_HIT_RANGE:
+            self._add(sx + d * math.cos(a), sy + d * math.sin(a), HIT)
 
     def beacon_estimate(self, b: int) -> tuple[float, float] | None:
-        """Least-squares intersection of the bearings to beacon ``b``, or None if ill-conditioned."""
+        """Least-squares intersection of the bearings to beacon ``b`` (u_m from the start), or None
+        while they are too few or too parallel to place it."""
         rays = self.rays[b]
-        if len(rays) < 3:
+        if len(rays) < 4:
             return None
         a = np.zeros((2, 2))
         rhs = np.zeros(2)
@@ -144,70 +231,140 @@ class Brain:
             m = np.eye(2) - np.outer(d, d)
             a += m
             rhs += m @ np.array([x, y])
-        if np.linalg.cond(a) > 50:
+        if np.linalg.cond(a) > 30:
             return None
         est = np.linalg.solve(a, rhs)
+        # believable only if it lies ahead on every ray and close to all of them
+        for x, y, t in rays:
+            along = (est[0] - x) * math.cos(t) + (est[1] - y) * math.sin(t)
+            across = abs(-(est[0] - x) * math.sin(t) + (est[1] - y) * math.cos(t))
+            if along < 0 or across > 0.4 + 0.05 * along:
+                return None
         return float(est[0]), float(est[1])
 
     # -- planning -----------------------------------------------------------------------------
 
-    def _plan(self, goal: tuple[float, float] | None) -> None:
-        """Shortest path from the robot to ``goal`` (or to the nearest unexplored place)."""
-        square = np.ones((3, 3), dtype=bool)
-        blocked = ndimage.binary_dilation(self.occupied, square, iterations=2)   # robot radius + margin
-        near = ndimage.binary_dilation(self.occupied, square, iterations=3)
+    def _costs(self) -> tuple[np.ndarray, np.ndarray]:
+        occupied = self.logodds > OCCUPIED
+        blocked = ndimage.binary_dilation(occupied, _disk(0.5 / RES))
+        near = ndimage.binary_dilation(occupied, _disk(0.9 / RES))
         r0, c0 = self._cell(self.x, self.y)
-        blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False   # never wall the robot in
-        cost = np.where(blocked, 1e4, np.where(near, 3.0, 1.0)).ravel()
-        u, v, length = _EDGES
-        w = length * (cost[u] + cost[v]) / 2
-        graph = csr_matrix((w, (u, v)), shape=(N * N, N * N))
-        start = np.ravel_multi_index(self._cell(self.x, self.y), (N, N))
-        dist, pred = dijkstra(graph, directed=False, indices=start, return_predecessors=True, limit=400.0)
-        if goal is not None:
-            target = np.ravel_multi_index(self._cell(*goal), (N, N))
-        else:
-            coarse = np.repeat(np.repeat(~self.visited_cells, 4, axis=0), 4, axis=1).ravel()
-            candidates = np.where(coarse & (cost < 1e4) & (dist < 1e4), dist, np.inf)
-            target = int(np.argmin(candidates))
-            if not np.isfinite(candidates[target]):
-                self.visited_cells[:] = False
-                return
-        path = []
-        node = target
-        while node != start and node >= 0 and len(path) < 4 * N:
-            r, c = divmod(int(node), N)
-            path.append(((c + 0.5) * RES - HALF, (r + 0.5) * RES - HALF))
-            node = pred[node]
-        path.reverse()
-        self.path = path
+        blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False    # never wall the robot in
+        unknown = np.abs(self.logodds) < 0.3
+        # going home, the way already driven is safer than a short cut through the unknown
+        cost = np.where(near, 2.0, np.where(unknown, 3.0 if self.phase == "home" else 1.5, 1.0))
+        return np.where(blocked, 1e3, cost), blocked
 
     def _goal(self) -> tuple[float, float] | None:
+        """Where to go: home, the nearest placed beacon, along a fresh bearing, or None (explore)."""
         if self.phase == "home":
             return (0.0, 0.0)
+        best = None
         for b in range(self.n_beacons):
             if self.visited[b]:
                 continue
             est = self.beacon_estimate(b)
+            fresh = self.fresh[b]
+            if fresh is not None and est is not None and self.time - fresh[0] < 12:
+                # close by, a fresh bearing is better than an estimate from far-away rays
+                d = math.hypot(est[0] - self.x, est[1] - self.y)
+                if d < 2.5:
+                    _, x, y, t = fresh
+                    reach = max(1.0, d)
+                    est = (x + reach * math.cos(t), y + reach * math.sin(t))
+            if est is None and self.rays[b] and b not in self.exhausted:
+                x, y, t = self.rays[b][-1]      # far along the last bearing: the plan finds a way round
+                est = (x + BEARING_REACH * math.cos(t), y + BEARING_REACH * math.sin(t))
             if est is not None:
-                return est
-            if self.bearing[b] is not None:
-                x, y, t = self.bearing[b]
-                return (x + 4 * math.cos(t), y + 4 * math.sin(t))
-        return None
+                d = math.hypot(est[0] - self.x, est[1] - self.y)
+                if best is None or d < best[0]:
+                    best = (d, est)
+        return None if best is None else best[1]
+
+    def _plan(self) -> None:
+        cost, blocked = self._costs()
+        flat = cost.ravel()
+        start = int(np.ravel_multi_index(self._cell(self.x, self.y), (N, N)))
+        dist, pred = _GRID.shortest(flat, start)
+        goal = self._goal()
+        if goal is not None:
+            self.explore_target = None
+            target = int(np.ravel_multi_index(self._cell(*goal), (N, N)))
+            if not np.isfinite(dist[target]) or flat[target] >= 1e3:
+                # the goal lies in a wall of the map: the nearest reachable cell around it instead
+                r, c = self._cell(*goal)
+                yy, xx = np.ogrid[0:N, 0:N]
+                near_goal = np.hypot(yy - r, xx - c) * RES
+                reachable = np.isfinite(dist) & (flat < 1e3)
+                target = int(np.argmin(np.where(reachable, near_goal.ravel() + 0.1 * dist, np.inf)))
+        else:
+            # explore: the nearest unknown place at least 1.5 u_m away (unknown cells are passable)
+            unknown = (np.abs(self.logodds) < 0.3) & ~blocked & ~self.tried
+            r0, c0 = self._cell(self.x, self.y)
+            yy, xx = np.ogrid[0:N, 0:N]
+            far = (np.hypot(yy - r0, xx - c0) * RES >= 2.5).ravel()
+            # prefer what lies ahead: turning round costs as much as 2 u_m of path
+            turn = np.abs((np.arctan2(yy - r0, xx - c0) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
+            candidates = np.where(unknown.ravel() & far, dist + 2.0 / np.pi * 2 * turn, np.inf)
+            kept = self.explore_target
+            if kept is not None and unknown.ravel()[kept] and np.isfinite(dist[kept]):
+                target = kept                   # keep going where we were going: no dithering
+            else:
+                target = int(np.argmin(candidates))
+                if not np.isfinite(candidates[target]):
+                    self.path, self.explore_target = [], None
+                    return
+            self.explore_target = target
+        self.goal_cell = divmod(target, N)
+        path = []
+        node = target
+        while node != start and node >= 0 and len(path) < 4 * N:
+            path.append(self._centre(*divmod(int(node), N)))
+            node = int(pred[node])
+        path.reverse()
+        self.path = path
+        self.blocked = blocked
+
+    def _path_blocked(self) -> bool:
+        occupied = self.logodds > OCCUPIED
+        for x, y in self.path[:8]:
+            r, c = self._cell(x, y)
+            if occupied[max(0, r - 1):r + 2, max(0, c - 1):c + 2].any():
+                return True
+        return False
+
+    def _clear(self, x0: float, y0: float, x1: float, y1: float) -> bool:
+        """True when the straight segment crosses no blocked cell of the last plan."""
+        n = int(math.hypot(x1 - x0, y1 - y0) / (RES / 2)) + 1
+        for k in range(1, n + 1):
+            if self.blocked[self._cell(x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n)]:
+                return False
+        return True
 
     def _steer(self, obs: Observation) -> tuple[float, float]:
-        while len(self.path) > 1 and math.hypot(self.path[0][0] - self.x, self.path[0][1] - self.y) < 0.6:
+        """Head for the farthest point of the path (within 2.5 u_m) seen in a straight line."""
+        while len(self.path) > 1 and math.hypot(self.path[0][0] - self.x, self.path[0][1] - self.y) < 0.5:
             self.path.pop(0)
         if not self.path:
             return 0.0, 0.0
-        tx, ty = self.path[min(2, len(self.path) - 1)]
+        tx, ty = self.path[0]
+        for px, py in self.path[1:14]:
+            if math.hypot(px - self.x, py - self.y) > 2.5 or not self._clear(self.x, self.y, px, py):
+                break
+            tx, ty = px, py
         err = _wrap(math.atan2(ty - self.y, tx - self.x) - self.th)
-        front = obs.ir.get(0, 0.0)
-        speed = MAX_POWER * max(0.0, math.cos(err)) ** 4
-        if front > 3.0:
+        speed = MAX_POWER * max(0.0, 1.0 - abs(err) / (math.pi / 3))
+        front = obs.ir.get(0, self.last_front)
+        self.last_front = front
+        if front > 4.0:                         # a wall less than 0.25 u_m ahead: turn, do not push
             speed = 0.0
-        turn = max(-0.12, min(0.12, 0.3 * err))
+            if abs(err) < math.radians(30):
+                err = math.copysign(math.radians(30), err)
+                self.replan_in = min(self.replan_in, 1)
+        elif front > 2.0:                       # less than 0.5 u_m ahead
+            speed = min(speed, 0.04)
+        turn = max(-0.15, min(0.15, 0.6 * err))
+        speed = min(speed, MAX_POWER - abs(turn) / 2)
         return speed - turn / 2, speed + turn / 2
 
     # -- the cycle ----------------------------------------------------------------------------
@@ -215,57 +372,84 @@ class Brain:
     def _requests(self) -> tuple[str, ...]:
         if not self.requestable:
             return ()
-        target = next((b for b in range(self.n_beacons) if not self.visited[b]), 0)
         if self.time % 2 == 0:
-            wanted = ("IRSensor0", "Compass", "IRSensor1", "IRSensor2")
+            wanted = ("IRSensor0", "Ground", "IRSensor1", "IRSensor2")
         else:
-            wanted = ("IRSensor0", "Ground", f"Beacon{target}", "Compass")
+            pending = [b for b in range(self.n_beacons) if not self.visited[b]] or [0]
+            beacon = pending[(self.time // 2) % len(pending)]
+            wanted = ("IRSensor0", "Ground", "Compass", f"Beacon{beacon}")
         return wanted[: self.max_requests]
+
+    def _start_heading(self, obs: Observation) -> bool:
+        """Take the heading from the compass once its readings describe the robot at rest."""
+        if obs.compass is not None:
+            self.still_compass.append(math.radians(obs.compass))
+        if len(self.still_compass) > self.compass_latency:
+            readings = self.still_compass[self.compass_latency:]
+            self.th = math.atan2(sum(map(math.sin, readings)), sum(map(math.cos, readings)))
+            return True
+        return False
 
     def decide(self, obs: Observation) -> Action:
         """The orders for the next cycle, given this cycle's Measures."""
         self.time = obs.time
-        start_pressed = obs.buttons[0]
-        if not start_pressed or self.ended:
+        heading_just_known = False
+        if self.th is None:
+            if not self._start_heading(obs):
+                return Action(0.0, 0.0, requests=("Compass",) if self.requestable else ())
+            heading_just_known = True
+        if not obs.buttons[0] or self.ended:
             return Action(0.0, 0.0, requests=self._requests())
-        self._correct(obs)
+        if not heading_just_known:
+            self._correct(obs)
+        self.poses.append((obs.time, self.x, self.y, self.th))
         action = Action(requests=self._requests())
-        if obs.ground is not None and 0 <= obs.ground < self.n_beacons and self.phase == "visit":
-            g = obs.ground
-            if not self.visited[g]:
-                self.visited[g] = True
-                self.led_pulse = 2
-                self.path, self.replan_in = [], 0
-            if all(self.visited) and self.led_pulse == 0:
-                self.phase = "home"
-                action.returning_led = True
-                self.path, self.replan_in = [], 0
-        if self.led_pulse:
-            action.visiting_led = self.led_pulse == 2
-            self.led_pulse -= 1
-            left = right = 0.0
-        elif self.phase == "home" and math.hypot(self.x, self.y) < 0.2:
-            left = right = 0.0
+        left = right = 0.0
+        g = obs.ground
+        if self.phase == "visit" and g is not None and 0 <= g < self.n_beacons and not self.visited[g]:
+            self.visited[g] = True
+            action.visiting_led = True
+            self.phase = "signal" if all(self.visited) else "leave"
+            self.path, self.replan_in = [], 0
+        elif self.phase == "leave":
+            action.visiting_led = False
+            self.phase = "visit"
+        elif self.phase == "signal":
+            action.visiting_led, action.returning_led = False, True
+            self.phase = "home"
+        elif self.phase == "home" and math.hypot(self.x, self.y) < HOME_TOLERANCE:
             action.end_led = True
             self.ended = True
         else:
-            self.stuck = self.stuck + 1 if obs.collision else max(0, self.stuck - 1)
-            if self.stuck >= 3 and self.backing == 0:
-                self.backing, self.stuck = 8, 0
-                self.path, self.replan_in = [], 0
-            if self.backing:
-                self.backing -= 1
-                left, right = (-0.08, -0.03) if self.backing > 3 else (-0.05, 0.05)
-            else:
-                self.replan_in -= 1
-                if self.replan_in <= 0 or not self.path:
-                    self._plan(self._goal())
-                    self.replan_in = 12
-                left, right = self._steer(obs)
+            left, right = self._drive(obs)
         action.left, action.right = left, right
-        self.history.append((self.x, self.y, self.th))
-        self._predict((left, right))
+        self._predict(left, right)
         return action
+
+    def _drive(self, obs: Observation) -> tuple[float, float]:
+        self.bumps = self.bumps + 1 if obs.collision else 0
+        if self.bumps >= 4 and self.backing == 0:
+            self.backing, self.bumps = 6, 0
+            self.path, self.replan_in = [], 0
+        if self.backing:
+            self.backing -= 1
+            return -0.06, -0.06
+        self.replan_in -= 1
+        arrived = bool(self.path) and math.hypot(self.path[-1][0] - self.x, self.path[-1][1] - self.y) < 0.5
+        if arrived and self.phase == "visit":
+            # at the end of a stale bearing and the beacon still unseen: explore instead
+            self.exhausted.update(b for b in range(self.n_beacons) if self.fresh[b] is None)
+        if arrived and self._goal() is None and self.goal_cell is not None:
+            r, c = self.goal_cell
+            self.tried[max(0, r - 3):r + 4, max(0, c - 3):c + 4] = True
+        if arrived or self.replan_in <= 0 or self._path_blocked():
+            self._plan()
+            self.replan_in = REPLAN_EVERY
+        if not self.path:                       # nowhere to go: look around
+            return -0.05, 0.05
+        if self.phase == "home" and math.hypot(self.x, self.y) < 1.0:
+            self.path = [(0.0, 0.0)]
+        return self._steer(obs)
 
 
 def main(argv: list[str] | None = None) -> int:
