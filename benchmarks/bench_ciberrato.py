@@ -3,8 +3,12 @@
 Run by hand: ``python benchmarks/bench_ciberrato.py``. Prints medians of 5 runs.
 """
 
+import json
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,12 +43,40 @@ def cycles_per_second(lab, n, cycles=2000):
     return cycles / (time.perf_counter() - t0)
 
 
+def udp_lockstep_cycles_per_second(n=3, cycles=2000):
+    """A whole lockstep trial over UDP with n steady agent processes; includes start-up (~0.5 s)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+        f.write(f'<Parameters SimTime="{cycles}"/>')
+    here = Path(__file__).resolve().parent
+    t0 = time.perf_counter()
+    trial = subprocess.Popen([sys.executable, "-m", "simleague.cli", "ciberrato", "trial", "--agents", "0",
+                              "--wait-for", str(n), "--mode", "lockstep", "--params", f.name,
+                              "--port", str(port), "--json"], stdout=subprocess.PIPE, text=True)
+    time.sleep(1.0)                       # let the server bind before the agents register
+    agents = [subprocess.Popen([sys.executable, str(here / "steady_agent.py"), str(port), f"s{i}"])
+              for i in range(n)]
+    try:
+        out, _ = trial.communicate(timeout=600)
+    finally:
+        for a in agents:
+            a.kill()
+            a.wait()
+    elapsed = time.perf_counter() - t0 - 1.0
+    done = json.loads(out)["cycles"]
+    return done / elapsed
+
+
 def main():
     labs = {"bundled": load_lab(), "rmi-2425/C4": load_lab(SHARED / "rmi-2425" / "C4-lab.xml")}
     for name, lab in labs.items():
         for n in (1, 3, 30):
             runs = [cycles_per_second(lab, n, 2000 if n < 30 else 300) for _ in range(5)]
             print(f"{name:12s} {n:2d} robots: {statistics.median(runs):8.0f} cycles/s (median of 5)")
+    runs = [udp_lockstep_cycles_per_second() for _ in range(5)]
+    print(f"UDP lockstep, 3 agent processes: {statistics.median(runs):8.0f} cycles/s (median of 5)")
     sys.stdout.flush()
 
 

@@ -51,3 +51,34 @@ def test_broken_lab_gives_one_line_and_exit_2(tmp_path):
 def test_too_many_agents_for_the_grid():
     r = simleague("ciberrato", "trial", "--agents", 9, timeout=60)
     assert r.returncode == 2 and "do not fit" in r.stderr
+
+
+def test_trial_waits_for_external_agents(tmp_path):
+    """``--agents 0 --wait-for 1``: the trial runs once an agent started by someone else registers."""
+    import socket
+    import time
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    params = tmp_path / "params.xml"
+    params.write_text('<Parameters SimTime="100"/>')
+    trial = subprocess.Popen([sys.executable, "-m", "simleague.cli", "ciberrato", "trial", "--agents", "0",
+                              "--wait-for", "1", "--params", str(params), "--port", str(port), "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    agent = None
+    try:
+        time.sleep(1.0)
+        assert trial.poll() is None                # still waiting, not failed
+        agent = subprocess.Popen([sys.executable, "-m", "simleague.ciberrato.agent", "--port", str(port),
+                                  "--name", "outsider"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = trial.communicate(timeout=120)
+        assert trial.returncode == 0, err
+        (robot,) = json.loads(out)["robots"]
+        assert robot["name"] == "outsider" and json.loads(out)["cycles"] == 100
+        assert agent.wait(timeout=30) == 0
+    finally:
+        for p in (trial, agent):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()

@@ -262,6 +262,14 @@ class Server:
                 actions[rid] = merged
         return actions
 
+    def _send_final(self) -> None:
+        """Tell every robot the trial is over before the server goes away: the last Measures again
+        with both buttons off, as the original shows a finished simulation."""
+        for rid, ep in self.robots.items():
+            obs = self.world.observe(rid)
+            obs.buttons, obs.messages = (False, False), []
+            ep.send(M.format_measures(obs))
+
     def _send(self) -> None:
         world = self.world
         for rid, ep in self.robots.items():
@@ -313,6 +321,7 @@ class Server:
                 if self.on_cycle:
                     self.on_cycle(CycleReport(self.world, actions))
                 if self.opt.stop_when_finished and self.world.finished:
+                    self._send_final()
                     break
                 await self.clock.wait(self._everyone_answered)
             else:
