@@ -11,15 +11,18 @@ as the compass gives them.
   not translate (golden README, "Collision"), so its step is taken back. The compass reading
   (``CompassLatency`` cycles old) pulls the heading the robot had then towards it.
 * **Map**: an occupancy grid (:data:`RES` cells, log-odds). Each obstacle reading ``v`` says that
-  the 60° cone in front of the sensor is free up to ``1/v`` and that something is at ``1/v`` on
-  the axis; a bump marks the cell ahead.
+  the 60° cone in front of the sensor is free up to ``1/v`` and, when ``1/v`` < 1 u_m, that
+  something is at ``1/v`` on the axis (farther, the nearest point is often where the cone's edge
+  meets a side wall); a bump marks the arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
-  from different places are intersected (least squares). A fresh bearing without a good
-  intersection is followed for a few u_m; a beacon never seen makes the robot explore the nearest
-  frontier (free cells next to unknown ones).
+  from different places are intersected (least squares, kept only if the point lies ahead on and
+  near every ray). Without such a point the robot aims 8 u_m along the last bearing; at the end of
+  a bearing that led nowhere, or for a beacon never seen, it explores: the nearest unknown place
+  at least 2.5 u_m away, preferring what lies ahead, kept until it is known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
-  radius, unknown cells passable at a higher cost; followed with a look-ahead point and replanned
-  every few cycles or when the map blocks the path.
+  radius, unknown cells passable at a higher cost (higher still on the way home); followed towards
+  the farthest path point in straight sight, replanned every few cycles or when the map blocks it.
+  A wall less than 0.25 u_m ahead stops the forward motion; repeated bumps make it back off.
 
 The decision logic is :class:`Brain` (pure: Observation in, Action out); :func:`main` connects it
 to a simulator with :class:`~simleague.ciberrato.client.Client`.
@@ -131,7 +134,7 @@ class Brain:
         self.backing = 0
         self.ended = False
         self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
-        self.tried = np.zeros((N, N), dtype=bool)      # frontiers reached that stayed frontiers
+        self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
         self.goal_cell: tuple[int, int] | None = None
         self.explore_target: int | None = None
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
