@@ -61,9 +61,11 @@ def udp_lockstep_cycles_per_second(n=3, cycles=2000):
     try:
         out, _ = trial.communicate(timeout=600)
     finally:
-        for a in agents:
-            a.kill()
-            a.wait()
+        for p in (trial, *agents):
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        Path(f.name).unlink()
     elapsed = time.perf_counter() - t0 - 1.0
     done = json.loads(out)["cycles"]
     return done / elapsed

@@ -20,8 +20,9 @@ def test_dead_reckoning_follows_the_true_pose_with_noise_on():
     rid = world.add_robot("a")
     p = scenario.params
     brain = Brain(len(scenario.lab.beacons), p.compass_latency, p.beacon_latency)
-    for _ in range(8):                              # registered, waiting for Start
-        world.step({rid: brain.decide(world.observe(rid))} if world.time or _ else {})
+    world.step()                                    # registered; Measures exist from here on
+    for _ in range(7):                              # waiting for Start: the compass settles
+        world.step({rid: brain.decide(world.observe(rid))})
     world.start()
     home = scenario.grid.positions[0]
     worst = 0.0

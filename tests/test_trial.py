@@ -1,8 +1,10 @@
 """Whole trials: the CLI starts the server and agent processes over real UDP on 127.0.0.1."""
 
 import json
+import socket
 import subprocess
 import sys
+import time
 
 from golden import LABS
 from simleague.recorder import read_log
@@ -55,9 +57,6 @@ def test_too_many_agents_for_the_grid():
 
 def test_trial_waits_for_external_agents(tmp_path):
     """``--agents 0 --wait-for 1``: the trial runs once an agent started by someone else registers."""
-    import socket
-    import time
-
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

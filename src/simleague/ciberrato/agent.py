@@ -53,7 +53,8 @@ IR_HIT_RANGE = 1.0              # nearer than this the nearest point is close to
                                 # in a corridor it is where the cone's edge meets a side wall
 HIT, MISS, LIMIT = 1.5, -0.35, 4.0        # log-odds steps and bound
 OCCUPIED = 0.75
-LOOK_AHEAD = 0.8
+SIGHT = 2.5                     # u_m: the farthest path point steered for, if in straight sight
+REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon is not placed
 REPLAN_EVERY = 6
 HOME_TOLERANCE = 0.2
@@ -125,7 +126,7 @@ class Brain:
         self.rays: list[list[tuple[float, float, float]]] = [[] for _ in range(n_beacons)]
         self.fresh: list[tuple[int, float, float, float] | None] = [None] * n_beacons
         self.visited = [False] * n_beacons
-        self.phase = "visit"               # visit -> signal -> home -> ended
+        self.phase = "visit"               # visit (-> leave -> visit)* -> signal -> home
         self.path: list[tuple[float, float]] = []
         self.replan_in = 0
         self.time = 0
@@ -135,7 +136,6 @@ class Brain:
         self.ended = False
         self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
-        self.goal_cell: tuple[int, int] | None = None
         self.explore_target: int | None = None
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
         yy, xx = np.mgrid[-12:13, -12:13]
@@ -318,7 +318,6 @@ class Brain:
                     self.path, self.explore_target = [], None
                     return
             self.explore_target = target
-        self.goal_cell = divmod(target, N)
         path = []
         node = target
         while node != start and node >= 0 and len(path) < 4 * N:
@@ -329,10 +328,10 @@ class Brain:
         self.blocked = blocked
 
     def _path_blocked(self) -> bool:
-        occupied = self.logodds > OCCUPIED
+        """True when the map now has a wall next to the next 2 u_m of the path."""
         for x, y in self.path[:8]:
             r, c = self._cell(x, y)
-            if occupied[max(0, r - 1):r + 2, max(0, c - 1):c + 2].any():
+            if (self.logodds[max(0, r - 1):r + 2, max(0, c - 1):c + 2] > OCCUPIED).any():
                 return True
         return False
 
@@ -345,14 +344,14 @@ class Brain:
         return True
 
     def _steer(self, obs: Observation) -> tuple[float, float]:
-        """Head for the farthest point of the path (within 2.5 u_m) seen in a straight line."""
-        while len(self.path) > 1 and math.hypot(self.path[0][0] - self.x, self.path[0][1] - self.y) < 0.5:
+        """Head for the farthest point of the path (within :data:`SIGHT`) seen in a straight line."""
+        while len(self.path) > 1 and math.hypot(self.path[0][0] - self.x, self.path[0][1] - self.y) < REACHED:
             self.path.pop(0)
         if not self.path:
             return 0.0, 0.0
         tx, ty = self.path[0]
         for px, py in self.path[1:14]:
-            if math.hypot(px - self.x, py - self.y) > 2.5 or not self._clear(self.x, self.y, px, py):
+            if math.hypot(px - self.x, py - self.y) > SIGHT or not self._clear(self.x, self.y, px, py):
                 break
             tx, ty = px, py
         err = _wrap(math.atan2(ty - self.y, tx - self.x) - self.th)
@@ -438,12 +437,12 @@ class Brain:
             self.backing -= 1
             return -0.06, -0.06
         self.replan_in -= 1
-        arrived = bool(self.path) and math.hypot(self.path[-1][0] - self.x, self.path[-1][1] - self.y) < 0.5
+        arrived = bool(self.path) and math.hypot(self.path[-1][0] - self.x, self.path[-1][1] - self.y) < REACHED
         if arrived and self.phase == "visit":
             # at the end of a stale bearing and the beacon still unseen: explore instead
             self.exhausted.update(b for b in range(self.n_beacons) if self.fresh[b] is None)
-        if arrived and self._goal() is None and self.goal_cell is not None:
-            r, c = self.goal_cell
+        if arrived and self._goal() is None:
+            r, c = self._cell(*self.path[-1])
             self.tried[max(0, r - 3):r + 4, max(0, c - 3):c + 4] = True
         if arrived or self.replan_in <= 0 or self._path_blocked():
             self._plan()
