@@ -153,3 +153,15 @@ def test_flood_and_garbage_do_not_stop_the_others():
         assert 2 in h.server.robots         # the flooding robot keeps its place
     finally:
         h.close()
+
+
+@given(st.text(min_size=1, max_size=40).filter(lambda t: "\0" not in t and t.isprintable()),
+       st.integers(0, 99), st.dictionaries(st.integers(0, 3), st.floats(-180, 180, allow_nan=False), max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_registration_round_trips_any_name(name, pos, angles):
+    """What our client sends to register parses back to the same name, position and IR angles."""
+    sent = M.Register(name, pos, angles)
+    got = M.parse_request(M.format_register(sent).encode() + b"\0")
+    assert (got.name, got.id) == (name, pos)
+    assert got.ir_angles.keys() == angles.keys()
+    assert all(abs(got.ir_angles[k] - v) < 1e-4 * max(1, abs(v)) for k, v in angles.items())

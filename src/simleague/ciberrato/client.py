@@ -49,9 +49,7 @@ class Client:
 
     def register(self) -> dict[str, str]:
         """Register and return the simulator's parameters (attribute name -> text)."""
-        children = "".join(f'<IRSensor Id="{i}" Angle="{a:g}"/>' for i, a in self.ir_angles.items())
-        name = self.name.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-        msg = f'<Robot Name="{name}" Id="{self.pos}">{children}</Robot>'
+        msg = M.format_register(M.Register(self.name, self.pos, self.ir_angles))
         self.sock.sendto(msg.encode() + b"\0", (self.host, self.port))
         try:
             data, addr = self.sock.recvfrom(1024)

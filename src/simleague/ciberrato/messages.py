@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
@@ -321,6 +321,13 @@ def format_grid(grid: Grid) -> str:
     return f"<Grid>\n{rows}</Grid>\n"
 
 
+def format_register(r: Register) -> str:
+    """A :class:`Register` as the ``<Robot Name Id>`` datagram a client sends (used by our client);
+    the name is escaped, so any text round-trips through :func:`parse_request`."""
+    children = "".join(f'<IRSensor Id="{i}" Angle="{g(a)}"/>' for i, a in r.ir_angles.items())
+    return f'<Robot Name={quoteattr(r.name)} Id="{r.id}">{children}</Robot>'
+
+
 def format_action(a: Action) -> str:
     """An :class:`Action` as the ``<Actions>`` datagram a client sends (used by our client)."""
     attrs = []
@@ -342,4 +349,4 @@ def format_action(a: Action) -> str:
 
 __all__ = ["MessageError", "Register", "RegisterBeacon", "ViewerHello", "ViewerCommand", "parse_request",
            "parse_action", "parse_viewer", "format_measures", "format_status", "format_reply", "format_lab",
-           "format_grid", "format_action", "REFUSED", "MAX_DATAGRAM", "escape"]
+           "format_grid", "format_register", "format_action", "REFUSED", "MAX_DATAGRAM"]
