@@ -1,0 +1,5 @@
+"""``python -m simleague`` is the ``simleague`` command."""
+
+from .cli import app
+
+app(prog_name="simleague")

@@ -1,0 +1,160 @@
+"""``simleague msl demo``: a whole simulated match on one machine, as separate processes, and the
+figures that tell how well it kept time (thesis 6.3).
+
+The demo starts the middleware, two toy team simulators (:mod:`.toyteam`, one of them ``slow``
+times the speed of the other) and two pausers with the process backend, lets them play for
+``seconds``, stops everything and reads the middleware's log: the distribution of |t1 - t2| over
+the samples (one per message received, thesis Fig. 8), the pauses and resumes per side and how long
+each lasted, what the pausers reported, and the request round trips measured by the teams.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+from .messages import SIDES
+
+
+class DemoError(RuntimeError):
+    """A process of the demo did not start or ended early; the text says which and why."""
+
+
+def _cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "simleague", "msl", *args]
+
+
+def summarise(log_path: Path, eps1: float | None = None) -> dict:
+    """Figures from a middleware log (JSON lines): |t1 - t2| p50/p99/max (s) over the samples after
+    the start, how many samples exceeded ε1, pauses and resumes per side with their wall durations
+    (s), and the pausers' reports. ``eps1`` defaults to the one the log was written with.
+    Raises ValueError naming the line for a line that is not JSON."""
+    diffs, commands, reports = [], [], []
+    started = False
+    with open(log_path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                raise ValueError(f"{log_path}:{number}: not a JSON line") from None
+            kind = ev.get("ev")
+            if kind == "listening" and eps1 is None:
+                eps1 = ev.get("eps1")
+            elif kind == "start":
+                started = True
+            elif kind == "in" and started and ev.get("t") is not None and ev.get("tOther") is not None:
+                diffs.append(abs(ev["t"] - ev["tOther"]))
+            elif kind == "command":
+                commands.append(ev)
+            elif kind == "pauser_report":
+                reports.append(ev)
+    d = np.asarray(diffs)
+    sides = {}
+    for side in SIDES:
+        mine = [c for c in commands if c["side"] == side]
+        durations, paused_at = [], None
+        for c in mine:
+            if c["action"] == "pause":
+                paused_at = c["wall"]
+            elif paused_at is not None:
+                durations.append(c["wall"] - paused_at)
+                paused_at = None
+        done = [r for r in reports if r["side"] == side]
+        sides[side] = {
+            "pauses": sum(c["action"] == "pause" for c in mine),
+            "resumes": sum(c["action"] == "resume" for c in mine),
+            "paused_s_median": round(float(np.median(durations)), 3) if durations else None,
+            "paused_s_total": round(float(np.sum(durations)), 3),
+            "pauser_reports_ok": sum(bool(r["ok"]) for r in done),
+            "pauser_reports_failed": sum(not r["ok"] for r in done),
+            "pauser_ms_median": round(float(np.median([r["ms"] for r in done])), 3) if done else None,
+        }
+    eps1 = 0.2 if eps1 is None else eps1
+    return {
+        "samples": int(d.size),
+        "dt_p50_s": round(float(np.percentile(d, 50)), 4) if d.size else None,
+        "dt_p99_s": round(float(np.percentile(d, 99)), 4) if d.size else None,
+        "dt_max_s": round(float(d.max()), 4) if d.size else None,
+        "eps1": eps1,
+        "samples_over_eps1": int((d > eps1).sum()),
+        "sides": sides,
+    }
+
+
+def _stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
+    """Resume (it may be paused), terminate, and kill if it does not end in ``timeout``."""
+    if proc.poll() is not None:
+        return
+    try:
+        p = psutil.Process(proc.pid)
+        for q in [p] + p.children(recursive=True):
+            q.resume()
+    except psutil.NoSuchProcess:
+        pass
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def run_demo(seconds: float = 30.0, slow: float = 0.7, eps1: float = 0.2, eps2: float = 0.05,
+             buffer: int = 25, min_gap: float = 0.25, log: Path | None = None, seed: int = 0) -> dict:
+    """Play a demo match; returns ``{"sync": summarise(...), "teams": [team stats], "log": path}``.
+    Every process it started is gone when it returns or raises :class:`DemoError`."""
+    if log is None:
+        log = Path(tempfile.mkdtemp(prefix="simleague-msl-")) / "middleware.jsonl"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    procs: list[subprocess.Popen] = []
+
+    def spawn(name: str, *args: str) -> subprocess.Popen:
+        with open(log.parent / f"{name}.err", "w") as err:  # a file: a full pipe would block the child
+            p = subprocess.Popen(_cmd(*args), stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        p.name = name
+        procs.append(p)
+        return p
+
+    def errors(p: subprocess.Popen) -> str:
+        return (log.parent / f"{p.name}.err").read_text()[-2000:].strip()
+
+    try:
+        mw = spawn("middleware", "middleware", "--team-port", "0", "--pauser-port", "0", "--buffer", str(buffer),
+                   "--eps1", str(eps1), "--eps2", str(eps2), "--seed", str(seed), "--log", str(log))
+        ports_line = mw.stdout.readline()
+        if not ports_line:
+            raise DemoError(f"the middleware did not start: {errors(mw)}")
+        ports = json.loads(ports_line)
+        teams = [spawn(f"team-{side}", "team", "--name", f"Toy {side}", "--side", side, "--port", str(ports["teamPort"]),
+                       "--speed", str(speed), "--seed", str(seed + k), "--seconds", "1e9")
+                 for k, (side, speed) in enumerate(zip(SIDES, (1.0, slow)))]
+        for side, team in zip(SIDES, teams):
+            spawn(f"pauser-{side}", "pauser", "--backend", "process", "--pid", str(team.pid), "--side", side,
+                  "--port", str(ports["pauserPort"]), "--min-gap", str(min_gap))
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for p in procs:
+                if p.poll() is not None:
+                    raise DemoError(f"the {p.name} process ended early (exit {p.returncode}): {errors(p)}")
+            time.sleep(0.1)
+        _stop(mw)  # resumes both simulators through the pausers, then closes the log
+        stats = []
+        for team in teams:
+            _stop(team)
+            out = team.stdout.read().strip().splitlines()
+            if not out:
+                raise DemoError(f"the {team.name} process printed no statistics: {errors(team)}")
+            stats.append(json.loads(out[-1]))
+    finally:
+        for p in procs:
+            _stop(p)
+            p.stdout.close()
+    return {"sync": summarise(log, eps1), "teams": stats, "log": str(log)}

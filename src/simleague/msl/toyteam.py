@@ -1,0 +1,172 @@
+"""A toy team simulator and the info exchanger that bridges it to the middleware (thesis 6.1).
+
+:class:`ToySimulator` stands in for a team's own simulator: five robots and the team's own ball on
+an MSL field (18 x 12 m, own goal at negative y), stepped on its own simulation clock. One robot
+chases the ball, engages it and shoots it towards the opponent's goal, so ball possession (and
+with it the middleware's ball arbitration) changes during a match.
+
+:class:`InfoExchanger` is the part a real team writes (Tech United's reads and writes their RTDB):
+every ``period`` seconds of simulation time it alternately sends the simulator's state or asks for
+the opponent, as thesis 6.2 (50 Hz each, alternating every 10 ms), and hands the answer back to the
+simulator, which resets its own ball to the agreed one.
+
+``run_team`` is the process behind ``simleague msl team``: the simulator advances ``dt`` of
+simulation time per ``dt / speed`` of wall time; pausing the process stops its clock, and a
+resumed process carries on from where it was without catching up.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import time
+
+import numpy as np
+
+from .client import MiddlewareError, TeamClient
+from .messages import Ball, Reply, Robot
+
+FIELD_X, FIELD_Y = 6.0, 9.0  # half width and half length (m)
+ENGAGE = 0.3  # a robot this close to the ball (m) engages it
+
+
+class ToySimulator:
+    """Five robots and a ball in this team's frame. ``robots`` is (5, 6) [x, y, θ, ẋ, ẏ, θ̇],
+    ``ball`` is (6,) [x, y, z, ẋ, ẏ, ż]; ``t`` is the simulation time (s)."""
+
+    def __init__(self, seed: int = 0, dt: float = 0.01):
+        self.rng = np.random.default_rng(seed)
+        self.dt = dt
+        self.t = 0.0
+        self.robots = np.zeros((5, 6))
+        self.robots[:, 0] = [-4.0, -2.0, 0.0, 2.0, 4.0]
+        self.robots[:, 1] = [-7.0, -4.0, -1.5, -4.0, -2.0]
+        self.phase = self.rng.uniform(0, 2 * math.pi, 5)
+        self.ball = np.zeros(6)
+        self.engaged = -1
+        self.hold = 0.0
+        self.opponents: list[Robot] = []
+
+    def step(self) -> None:
+        """Advance ``dt``: robots 1-4 move on ellipses, robot 0 chases, dribbles and shoots the ball."""
+        dt = self.dt
+        self.t = round(self.t + dt, 9)
+        for i in range(1, 5):
+            w = 0.4 + 0.1 * i
+            a = self.phase[i] + w * self.t
+            vx, vy = -1.5 * w * math.sin(a), 2.0 * w * math.cos(a)
+            self.robots[i, 3:6] = vx, vy, 0.5
+            self.robots[i, 0] += vx * dt
+            self.robots[i, 1] += vy * dt
+            self.robots[i, 2] = (self.robots[i, 2] + 0.5 * dt) % (2 * math.pi)
+        chaser, ball = self.robots[0], self.ball
+        if self.engaged == 0:
+            self.hold += dt
+            if self.hold > 1.0:  # shoot towards the opponent's goal (positive y)
+                self.engaged, self.hold = -1, 0.0
+                ball[3:5] = (-0.3 * ball[0], 6.0)
+            else:
+                ball[:2] = chaser[:2] + 0.25 * np.array([math.cos(chaser[2]), math.sin(chaser[2])])
+                ball[3:5] = chaser[3:5]
+        dx, dy = ball[0] - chaser[0], ball[1] - chaser[1]
+        dist = math.hypot(dx, dy)
+        speed = min(2.0, dist * 2.0)
+        chaser[2] = math.atan2(dy, dx) % (2 * math.pi)
+        chaser[3:5] = (speed * dx / dist, speed * dy / dist) if dist > 1e-9 else (0.0, 0.0)
+        chaser[0:2] += chaser[3:5] * dt
+        if self.engaged != 0:
+            ball[0:2] += ball[3:5] * dt
+            ball[3:5] *= max(0.0, 1.0 - 0.5 * dt)  # rolling friction
+            for axis, half in ((0, FIELD_X), (1, FIELD_Y)):
+                if abs(ball[axis]) > half:  # back onto the field at the line
+                    ball[axis] = math.copysign(half, ball[axis])
+                    ball[axis + 3] = 0.0
+            if dist < ENGAGE:
+                self.engaged, self.hold = 0, 0.0
+
+    def robot_messages(self) -> list[Robot]:
+        return [Robot(i + 1, (round(r[0], 3), round(r[1], 3), round(r[2], 4)),
+                      (round(r[3], 3), round(r[4], 3), round(r[5], 4)), int(self.engaged == i))
+                for i, r in enumerate(self.robots.tolist())]
+
+    def ball_message(self) -> Ball:
+        b = [round(v, 3) for v in self.ball.tolist()]
+        return Ball((b[0], b[1], b[2]), (b[3], b[4], b[5]))
+
+    def apply(self, reply: Reply, side: str) -> None:
+        """Take the opponent's robots; when the agreed ball is the opponent's, reset ours to it
+        (thesis 4.1.2 assumes every team can)."""
+        self.opponents = reply.robots
+        if reply.ballFrom != side and self.engaged != 0:
+            b = reply.balls[0]
+            self.ball[:] = b.position + b.velocity
+
+
+class InfoExchanger:
+    """Bridge a simulator to the middleware: every ``period`` seconds of simulation time send the
+    state or request the opponent, alternately (thesis 6.2: 10 ms, i.e. 50 Hz each)."""
+
+    def __init__(self, simulator: ToySimulator, client: TeamClient, side: str, period: float = 0.01):
+        self.sim, self.client, self.side, self.period = simulator, client, side, period
+        self.next = 0.0
+        self.send_next = True
+        self.unanswered = 0
+        self.last_exchange = time.monotonic()
+
+    def tick(self) -> None:
+        if self.sim.t + 1e-9 < self.next:
+            return
+        self.next = self.sim.t + self.period
+        if self.send_next:
+            self.client.send_state(self.sim.t, self.sim.robot_messages(), self.sim.ball_message())
+        else:
+            try:
+                self.sim.apply(self.client.request(self.sim.t), self.side)
+            except MiddlewareError:
+                self.unanswered += 1  # no opponent state yet: keep playing without it
+        self.send_next = not self.send_next
+        self.last_exchange = time.monotonic()
+
+
+def _percentiles(values) -> dict:
+    if not len(values):
+        return {"n": 0}
+    a = np.asarray(values) * 1000.0
+    return {"n": int(a.size), "p50_ms": round(float(np.percentile(a, 50)), 3),
+            "p99_ms": round(float(np.percentile(a, 99)), 3), "max_ms": round(float(a.max()), 3)}
+
+
+def run_team(name: str, side: str, host: str, port: int, speed: float, seconds: float, seed: int,
+             dt: float = 0.01) -> int:
+    """The ``simleague msl team`` process: play until ``seconds`` of wall time or SIGTERM, then
+    print one JSON line of statistics (simulation time reached, request round trips)."""
+    def stop(*_):
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    sim = ToySimulator(seed, dt)
+    client = TeamClient(name, side, host, port, reconnect=30.0)
+    exchanger = InfoExchanger(sim, client, side, period=dt)
+    began = time.monotonic()
+    try:
+        client.connect()
+        began = due = time.monotonic()
+        while due - began < seconds:
+            sim.step()
+            exchanger.tick()
+            due += dt / speed
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            elif delay < -0.05:  # we were paused (or starved): carry on from now, do not catch up
+                due = time.monotonic()
+    finally:
+        stats = {"team": name, "side": side, "simTime": round(sim.t, 3),
+                 "wall": round(exchanger.last_exchange - began, 3), "speed": speed,
+                 "reconnects": client.reconnects, "unanswered": exchanger.unanswered,
+                 "stateErrors": len(client.errors), "latency": _percentiles(client.latencies)}
+        print(json.dumps(stats), flush=True)
+        client.close()
+    return 0
+

@@ -1,0 +1,175 @@
+"""MSL end to end with real processes: the demo (middleware, two process pausers, two toy team
+simulators, one slower) keeps the simulation times together; the docker backend against a real
+engine."""
+
+import io
+import json
+import shutil
+import socket
+import subprocess
+import tarfile
+import time
+import uuid
+
+import psutil
+import pytest
+
+from msl_helpers import simleague
+from simleague.msl.messages import encode, Command, decode_pauser
+from simleague.msl.pauser import DockerBackend, Pauser, ProcessBackend
+
+UPDATE_PERIOD = 0.02  # a toy team sends a state every 20 ms of simulation time (thesis 6.2: 50 Hz)
+
+
+def test_demo_keeps_simulation_times_within_eps1_plus_one_update_period(tmp_path):
+    log = tmp_path / "mw.jsonl"
+    r = subprocess.run(simleague("msl", "demo", "--seconds", "8", "--slow", "0.6", "--log", str(log), "--json"),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    sync = result["sync"]
+    fast, slow = sync["sides"]["cyan"], sync["sides"]["magenta"]
+    # the faster simulator runs ahead, is paused and resumed by its pauser, and the pauser saw it
+    assert fast["pauses"] >= 2 and fast["resumes"] >= 1 and fast["pauser_reports_failed"] == 0
+    assert fast["pauser_reports_ok"] >= 3
+    assert slow["pauses"] == 0
+    assert sync["samples"] > 300
+    assert sync["dt_max_s"] <= 0.2 + UPDATE_PERIOD, sync
+    # both simulators really advanced, the slow one was never left behind by more than that
+    teams = {t["side"]: t for t in result["teams"]}
+    assert teams["cyan"]["simTime"] > 2.0 and abs(teams["cyan"]["simTime"] - teams["magenta"]["simTime"]) < 0.3
+    assert teams["cyan"]["latency"]["n"] > 100 and teams["cyan"]["latency"]["p50_ms"] < 20
+    assert teams["cyan"]["stateErrors"] == 0
+    # the log has every pause with the times that caused it
+    commands = [json.loads(x) for x in log.read_text().splitlines() if '"command"' in x]
+    first = commands[0]
+    assert first["action"] == "pause" and first["reason"] == "e1" and first["t1"] - first["t2"] > 0.2
+    # nothing of the demo is left running
+    names = [" ".join(p.info["cmdline"] or []) for p in psutil.process_iter(["cmdline"])]
+    assert not [n for n in names if str(log) in n]
+
+
+def test_process_backend_stops_and_continues_a_process_tree():
+    parent = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60; wait"])
+    try:
+        deadline = time.monotonic() + 5
+        while len(psutil.Process(parent.pid).children()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        backend = ProcessBackend(parent.pid)
+        tree = [psutil.Process(parent.pid)] + psutil.Process(parent.pid).children(recursive=True)
+        assert len(tree) == 3
+        backend.pause()
+        assert backend.state() == "paused" and all(p.status() == psutil.STATUS_STOPPED for p in tree)
+        backend.resume()
+        assert backend.state() == "running" and all(p.status() != psutil.STATUS_STOPPED for p in tree)
+    finally:
+        for p in psutil.Process(parent.pid).children(recursive=True):
+            p.kill()
+        parent.kill()
+        parent.wait()
+
+
+# -- docker ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def docker_client():
+    import docker
+
+    try:
+        client = docker.from_env()
+        client.ping()
+    except docker.errors.DockerException as exc:
+        pytest.fail(f"these tests need a running docker engine (apt-get install docker.io; dockerd &): {exc}")
+    busybox = shutil.which("busybox")
+    assert busybox, "these tests need a static busybox (apt-get install busybox-static)"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:  # a tiny root file system: busybox as sh and sleep
+        tar.add(busybox, arcname="bin/busybox")
+        for name in ("sh", "sleep"):
+            link = tarfile.TarInfo(f"bin/{name}")
+            link.type, link.linkname = tarfile.SYMTYPE, "busybox"
+            tar.addfile(link)
+    client.api.import_image_from_data(buf.getvalue(), repository="simleague-test-busybox", tag="1")
+    yield client
+
+
+@pytest.fixture
+def container(docker_client):
+    c = docker_client.containers.run("simleague-test-busybox:1", ["/bin/sleep", "600"], detach=True,
+                                     network_mode="none", name=f"simleague-test-{uuid.uuid4().hex[:8]}")
+    try:
+        yield c
+    finally:
+        c.remove(force=True)
+
+
+def test_docker_backend_pauses_and_unpauses_a_real_container(container):
+    backend = DockerBackend(container.name)
+    assert backend.state() == "running"
+    backend.pause()
+    assert backend.state() == "paused"
+    container.reload()
+    assert container.status == "paused"
+    backend.resume()
+    assert backend.state() == "running"
+
+
+def test_docker_pauser_keeps_the_min_gap_and_reports_to_the_middleware(container):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        proc = subprocess.Popen(simleague("msl", "pauser", "--backend", "docker", "--container", container.name,
+                                          "--side", "magenta", "--port", str(port), "--min-gap", "0.25"),
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            server.settimeout(30)
+            conn, _ = server.accept()
+            conn.settimeout(30)
+            f = conn.makefile("rb")
+            hello = decode_pauser(f.readline())
+            assert (hello.side, hello.backend, hello.target) == ("magenta", "docker", container.name)
+            conn.sendall(encode(Command(1, "pause", "e2", 1.0, 1.3)))
+            conn.sendall(encode(Command(2, "resume", "e4", 1.3, 1.33)))  # at once: the gap must hold
+            paused, resumed = decode_pauser(f.readline()), decode_pauser(f.readline())
+            assert (paused.seq, paused.ok, paused.state) == (1, True, "paused")
+            assert (resumed.seq, resumed.ok, resumed.state) == (2, True, "running")
+            assert resumed.ms >= 200  # waited out the rest of the 0.25 s gap
+            container.reload()
+            assert container.status == "running"
+            # the middleware goes away while the container is paused: the pauser unpauses it
+            conn.sendall(encode(Command(3, "pause", "e2", 2.0, 2.3)))
+            assert decode_pauser(f.readline()).state == "paused"
+            f.close()
+            conn.close()
+            deadline = time.monotonic() + 10
+            while container.status != "running" and time.monotonic() < deadline:
+                time.sleep(0.05)
+                container.reload()
+            assert container.status == "running"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+            proc.stderr.close()
+
+
+def test_docker_backend_names_a_missing_container(docker_client):
+    from simleague.msl.pauser import BackendError
+
+    with pytest.raises(BackendError, match="no docker container named 'simleague-no-such'"):
+        DockerBackend("simleague-no-such")
+
+
+def test_pauser_reports_a_failing_backend_instead_of_dying():
+    class Broken:
+        name, target = "process", "1"
+
+        def pause(self):
+            raise PermissionError("not allowed")
+
+        def state(self):
+            return "running"
+
+    report = Pauser(Broken(), "cyan").carry_out(Command(5, "pause", "e1"))
+    assert (report.seq, report.ok, report.state) == (5, False, "running")
+    assert "PermissionError: not allowed" in report.detail
