@@ -199,3 +199,21 @@ def test_command_line_errors_are_one_line_and_exit_2(args, words, tmp_path):
     r = subprocess.run(simleague("msl", *args), capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert words in " ".join(r.stderr.split()) and "Traceback" not in r.stderr
+
+
+def test_a_flooding_team_does_not_starve_the_other(mw):
+    pausers(mw)
+    c, m = teams(mw)
+    m.send(state(1.0))
+    flood = b"".join(json.dumps(state(2.0 + k * 0.001)).encode() + b"\n" for k in range(20_000))
+    c.send(flood)  # 20,000 states (~3 MB) in one go
+    m.send({"type": "request", "t": 2.0})
+    assert m.recv(timeout=30)["type"] == "reply"
+    last = 2.0 + 19_999 * 0.001
+    mw.wait_event("in", timeout=60, side="cyan", t=last)
+    events = mw.events()
+    answered = next(i for i, e in enumerate(events) if e["ev"] == "out" and e["side"] == "magenta")
+    finished = next(i for i, e in enumerate(events) if e["ev"] == "in" and e.get("t") == last)
+    assert answered < finished, "magenta waited for the whole flood"
+    m.send({"type": "request", "t": last})
+    assert m.recv()["estimate"] == "exact"  # nothing of the flood was lost
