@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from .scenario import Lab, Wall
 
 
@@ -47,15 +48,18 @@ class LabGeometry:
         self.line_poly = np.concatenate(
             [np.full(len(w.corners), i) for i, w in enumerate(lines)]) if lines else np.zeros(0, int)
         self.n_lines = len(lines)
+        edge = self.seg_b - self.seg_a
+        # contiguous columns for the compiled kernels: ``faces`` = (start x, start y, edge x, edge y)
+        # of every obstacle face, ``corner_xy`` = (x, y) of every corner
+        self.faces = tuple(np.ascontiguousarray(v) for v in (self.seg_a[:, 0], self.seg_a[:, 1],
+                                                              edge[:, 0], edge[:, 1]))
+        self.all_faces = np.ones(len(self.seg_a), dtype=bool)
+        self.corner_xy = (np.ascontiguousarray(self.corners[:, 0]), np.ascontiguousarray(self.corners[:, 1]))
 
     def wall_distance(self, points: np.ndarray) -> np.ndarray:
         """Distance (P,) from each point (P, 2) to the nearest face of an obstacle wall."""
-        a, e = self.seg_a, self.seg_b - self.seg_a                        # (S, 2)
-        rel = points[:, None, :] - a[None, :, :]                           # (P, S, 2)
-        length2 = np.einsum("sk,sk->s", e, e)
-        t = np.clip(np.einsum("psk,sk->ps", rel, e) / length2, 0.0, 1.0)  # (P, S)
-        nearest = rel - t[..., None] * e[None, :, :]
-        return np.sqrt(np.min(np.einsum("psk,psk->ps", nearest, nearest), axis=1))
+        points = np.asarray(points, dtype=float)
+        return kernels.wall_distance(points[:, 0].copy(), points[:, 1].copy(), *self.faces)
 
     def ray_distance(self, origins: np.ndarray, angles: np.ndarray,
                      min_height: float | None = None) -> np.ndarray:
@@ -64,27 +68,18 @@ class LabGeometry:
         ``inf`` where no face is hit. With ``min_height``, only walls at least that high count
         (beacon occlusion, original ``wallDistanceAboveHeight``).
         """
-        a, e = self.seg_a, self.seg_b - self.seg_a
-        if min_height is not None:
-            keep = self.seg_h >= min_height
-            a, e = a[keep], e[keep]
-        d = np.stack([np.cos(angles), np.sin(angles)], axis=1)            # (R, 2)
-        rel = a[None, :, :] - origins[:, None, :]                          # (R, S, 2)
-        denom = d[:, None, 0] * e[None, :, 1] - d[:, None, 1] * e[None, :, 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (rel[..., 0] * e[None, :, 1] - rel[..., 1] * e[None, :, 0]) / denom
-            u = (rel[..., 0] * d[:, None, 1] - rel[..., 1] * d[:, None, 0]) / denom
-        hit = (denom != 0) & (t >= 0) & (u >= 0) & (u <= 1)
-        return np.min(np.where(hit, t, np.inf), axis=1, initial=np.inf)
+        origins = np.asarray(origins, dtype=float)
+        angles = np.asarray(angles, dtype=float)
+        keep = self.all_faces if min_height is None else self.seg_h >= min_height
+        return kernels.ray_distance(origins[:, 0].copy(), origins[:, 1].copy(), np.cos(angles), np.sin(angles),
+                                    *self.faces, keep)
 
     def corner_distance(self, origins: np.ndarray, angles: np.ndarray, half_aperture: float) -> np.ndarray:
         """Distance (R,) from each origin to the nearest wall corner within ±half_aperture of its angle."""
-        rel = self.corners[None, :, :] - origins[:, None, :]               # (R, C, 2)
-        bearing = np.arctan2(rel[..., 1], rel[..., 0])
-        delta = np.abs(bearing - angles[:, None])
-        delta = np.where(delta > np.pi, 2 * np.pi - delta, delta)
-        dist = np.hypot(rel[..., 0], rel[..., 1])
-        return np.min(np.where(delta <= half_aperture, dist, np.inf), axis=1, initial=np.inf)
+        origins = np.asarray(origins, dtype=float)
+        return kernels.corner_distance(origins[:, 0].copy(), origins[:, 1].copy(),
+                                       np.asarray(angles, dtype=float), *self.corner_xy,
+                                       float(half_aperture))
 
     def on_line(self, points: np.ndarray) -> np.ndarray:
         """Boolean (P,): is each point (P, 2) inside a floor line polygon (crossing-number test)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from .geometry import LabGeometry
 
 ROBOT_RADIUS = 0.5
@@ -44,39 +45,20 @@ def ir_distances(geo: LabGeometry, x: np.ndarray, y: np.ndarray, theta: np.ndarr
     sensor axis and the two cone edges (±30°) to wall faces, to wall corners inside the cone, and
     to other robots' discs overlapping the cone.
     """
-    n = len(x)
-    sensor_dir = wrap(theta[:, None] + ir_angles)                         # (N, 4)
-    sx = x[:, None] + ROBOT_RADIUS * np.cos(sensor_dir)
-    sy = y[:, None] + ROBOT_RADIUS * np.sin(sensor_dir)
-    origins = np.stack([sx.ravel(), sy.ravel()], axis=1)                  # (4N, 2)
-    dirs = sensor_dir.ravel()
-    rays = np.concatenate([dirs, dirs + IR_HALF_APERTURE, dirs - IR_HALF_APERTURE])
-    along = geo.ray_distance(np.tile(origins, (3, 1)), rays).reshape(3, -1).min(axis=0)
-    corners = geo.corner_distance(origins, dirs, IR_HALF_APERTURE)
-    best = np.minimum(along, corners).reshape(n, -1)
-    if n > 1:
-        best = np.minimum(best, _robot_distances(sx, sy, sensor_dir, x, y, present))
-    return best
+    return kernels.ir_distances(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(y, dtype=float),
+                                np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(ir_angles, dtype=float),
+                                np.ascontiguousarray(present), ROBOT_RADIUS, IR_HALF_APERTURE,
+                                *geo.faces, *geo.corner_xy, geo.all_faces)
 
 
 def _robot_distances(sx, sy, sensor_dir, x, y, present) -> np.ndarray:
-    """(N, 4) distance from each sensor to the other robots' discs within its cone (original formula)."""
-    dx = x[None, None, :] - sx[:, :, None]                                # (N, 4, M)
-    dy = y[None, None, :] - sy[:, :, None]
-    big_d = np.hypot(dx, dy)
-    phi = np.arctan2(dy, dx)
-    delta = np.abs(sensor_dir[:, :, None] - phi)
-    delta = np.where(delta > np.pi, 2 * np.pi - delta, delta)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        margin = np.arcsin(np.minimum(ROBOT_RADIUS / big_d, 1.0))
-        psi = delta - IR_HALF_APERTURE
-        l2 = big_d * np.sin(psi)
-        edge = big_d * np.cos(psi) - np.sqrt(np.maximum(ROBOT_RADIUS ** 2 - l2 * l2, 0.0))
-    dist = np.where(delta <= IR_HALF_APERTURE, big_d - ROBOT_RADIUS, edge)
-    seen = delta <= IR_HALF_APERTURE + margin
-    n = len(x)
-    other = present[None, None, :] & ~np.eye(n, dtype=bool)[:, None, :]
-    return np.min(np.where(seen & other, dist, np.inf), axis=2)
+    """(N, 4) distance from each sensor to the other robots' discs within its cone (original
+    formula): the distance to the disc when its centre is inside the cone, else to where the cone
+    edge meets it, if it does (``kernels.robot_distances``)."""
+    return kernels.robot_distances(np.ascontiguousarray(sx), np.ascontiguousarray(sy),
+                                   np.ascontiguousarray(sensor_dir), np.ascontiguousarray(x, dtype=float),
+                                   np.ascontiguousarray(y, dtype=float), np.ascontiguousarray(present),
+                                   ROBOT_RADIUS, IR_HALF_APERTURE)
 
 
 def ir_values(distance: np.ndarray, noise: np.ndarray) -> np.ndarray:
@@ -86,26 +68,20 @@ def ir_values(distance: np.ndarray, noise: np.ndarray) -> np.ndarray:
     return round_half_up(10.0 * (ideal + noise)) / 10.0
 
 
-def bearing(x: np.ndarray, y: np.ndarray, tx: float, ty: float) -> np.ndarray:
-    """Angle (N,) from (x, y) to (tx, ty); straight above or below (same x) is ±pi/2 with the
-    sign of dy, and -pi/2 when the points coincide (golden README quirk 8, trace b at Time 0)."""
-    dx, dy = tx - x, ty - y
-    return np.where(dx == 0, np.where(dy > 0, np.pi / 2, -np.pi / 2), np.arctan2(dy, dx))
+def beacon_values_deg(geo: LabGeometry, x, y, theta, beacons, noise, aperture: float) -> np.ndarray:
+    """Beacon sensor readings (N, B) in integer degrees, NaN when not visible.
 
-
-def beacon_values_deg(geo: LabGeometry, x, y, theta, beacon, noise, aperture: float) -> np.ndarray:
-    """Beacon sensor readings (N,) in integer degrees, NaN when not visible.
-
-    Not visible when a wall at least as high as the beacon cuts the line of sight, or when the
-    noisy bearing is outside ±aperture (rad). Rules 3.1; original ``cbBeaconSensor::update``.
+    ``beacons`` the lab's beacons (B), ``noise`` (N, B) radians. Not visible when a wall at least as
+    high as the beacon cuts the line of sight, or when the noisy bearing is outside ±aperture (rad).
+    Rules 3.1; original ``cbBeaconSensor::update``. The bearing straight above or below (same x) is
+    ±pi/2 with the sign of dy, and -pi/2 when the points coincide (golden README quirk 8, trace b
+    at Time 0).
     """
-    direction = bearing(x, y, beacon.x, beacon.y)
-    delta = wrap(direction - theta)
-    dist = np.hypot(beacon.x - x, beacon.y - y)
-    shadow = geo.ray_distance(np.stack([x, y], axis=1), direction, min_height=beacon.height)
-    value = wrap(delta + noise)
-    visible = (shadow >= dist) & (np.abs(value) <= aperture)
-    return np.where(visible, round_half_up(np.degrees(value)), np.nan)
+    bx, by, bh = (np.array([getattr(b, k) for b in beacons], dtype=float) for k in ("x", "y", "height"))
+    return kernels.beacon_values_deg(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(y, dtype=float),
+                                     np.ascontiguousarray(theta, dtype=float), bx, by, bh,
+                                     np.ascontiguousarray(noise, dtype=float), float(aperture), *geo.faces,
+                                     geo.seg_h)
 
 
 def compass_deg(theta: np.ndarray, noise: np.ndarray) -> np.ndarray:
@@ -113,13 +89,14 @@ def compass_deg(theta: np.ndarray, noise: np.ndarray) -> np.ndarray:
     return round_half_up(np.degrees(wrap(theta + noise)))
 
 
-def ground(x: np.ndarray, y: np.ndarray, targets) -> np.ndarray:
-    """Ground sensor (N,): index of the target whose area holds the whole robot
-    (centre within radius - 0.5), else -1; the last such target wins, as in the original."""
-    out = np.full(len(x), -1)
-    for i, t in enumerate(targets):
-        out = np.where(np.hypot(x - t.x, y - t.y) <= t.radius - ROBOT_RADIUS, i, out)
-    return out
+def target_areas(x: np.ndarray, y: np.ndarray, targets) -> tuple[np.ndarray, np.ndarray]:
+    """(first, last) (N,): index of the first and of the last target area holding the whole robot
+    (centre within radius - 0.5), -1 if none. The ground sensor reports the last (as the
+    original's loop does); scoring uses the first."""
+    tx, ty, limit = (np.array([v for v in vals], dtype=float).reshape(-1) for vals in
+                     ([t.x for t in targets], [t.y for t in targets], [t.radius - ROBOT_RADIUS for t in targets]))
+    return kernels.target_areas(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(y, dtype=float),
+                                tx, ty, limit)
 
 
 def line_points(x: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -134,6 +111,8 @@ def line_points(x: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 def line_sensor(geo: LabGeometry, x, y, theta, flips: np.ndarray) -> np.ndarray:
     """Line sensor readings (N, 7) of 0/1: 1 over a floor line, XOR the given random flips."""
+    if geo.n_lines == 0:
+        return flips.copy()
     pts = line_points(x, y, theta).reshape(-1, 2)
     over = geo.on_line(pts).reshape(len(x), LINE_ELEMENTS)
     return over ^ flips

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import kernels
 from . import sensors as S
 from .geometry import LabGeometry
 from .scenario import Scenario
@@ -159,6 +160,7 @@ class World:
         self._ground_delay = S.DelayLine(p.ground_latency, (n,), -1, dtype=int)
         self._collision_delay = S.DelayLine(p.collision_latency, (n,), False, dtype=bool)
         self._measured = None
+        self._first_target = np.full(n, -1)  # first target area holding each robot (this step)
         self._shown_state: dict[int, str] = {}
         self._button_state = "Stopped"
 
@@ -241,9 +243,9 @@ class World:
     def _apply(self, rid: int, a: Action) -> None:
         i, robot = rid - 1, self.robots[rid]
         if a.left is not None:
-            self.in_power[i, 0] = float(np.clip(a.left, -MOTOR_LIMIT, MOTOR_LIMIT))
+            self.in_power[i, 0] = min(max(float(a.left), -MOTOR_LIMIT), MOTOR_LIMIT)
         if a.right is not None:
-            self.in_power[i, 1] = float(np.clip(a.right, -MOTOR_LIMIT, MOTOR_LIMIT))
+            self.in_power[i, 1] = min(max(float(a.right), -MOTOR_LIMIT), MOTOR_LIMIT)
         if a.end_led is not None:
             self.leds[i, 0] = a.end_led
         if a.returning_led is not None:
@@ -288,23 +290,8 @@ class World:
     def _robot_collisions(self, nx, ny, vel, active) -> np.ndarray:
         """Robots whose next centres are closer than 1.0 and that move towards the other's
         current centre (original ``isMovingTowards``): both may be flagged, a still one never."""
-        hit = np.zeros(self.capacity, dtype=bool)
-        ids = np.flatnonzero(active)
-        if len(ids) < 2:
-            return hit
-        dx, dy = nx[ids, None] - nx[None, ids], ny[ids, None] - ny[None, ids]
-        close = np.hypot(dx, dy) < 2 * S.ROBOT_RADIUS
-        np.fill_diagonal(close, False)
-        # towards[a, b]: robot a moves towards robot b's current centre
-        ox, oy = self.x[ids], self.y[ids]
-        alpha = np.abs(np.arctan2(oy[None, :] - oy[:, None], ox[None, :] - ox[:, None]) - self.theta[ids, None])
-        ahead = (alpha < np.pi / 2) | (alpha > 3 * np.pi / 2)
-        behind = (alpha > np.pi / 2) & (alpha < 3 * np.pi / 2)
-        v = vel[ids, None]
-        same = (ox[:, None] == ox[None, :]) & (oy[:, None] == oy[None, :])
-        towards = np.where(v > 0, ahead, np.where(v < 0, behind, False)) & ~same
-        hit[ids] = np.any(close & towards, axis=1)
-        return hit
+        return kernels.robot_collisions(nx, ny, self.x, self.y, self.theta, np.ascontiguousarray(vel),
+                                        active, S.ROBOT_RADIUS)
 
     def _update_sensors(self) -> None:
         """Compute every sensor for every robot present and push it through its latency FIFO."""
@@ -314,13 +301,15 @@ class World:
         angles = np.stack([r.ir_angles for r in self._robot_list()])
         ir_noise = self._noise(p.obstacle_noise, 4)
         ir = S.ir_values(S.ir_distances(self.geo, x, y, th, angles, live), ir_noise)
-        beacons = np.full((n, len(self.lab.beacons)), np.nan)
-        if p.beacon_sensor:
-            for b, beacon in enumerate(self.lab.beacons):
-                noise = self._noise(math.radians(p.beacon_noise), 1)[:, 0]
-                beacons[:, b] = S.beacon_values_deg(self.geo, x, y, th, beacon, noise, p.beacon_aperture)
+        nb = len(self.lab.beacons)
+        beacons = np.full((n, nb), np.nan)
+        if p.beacon_sensor and nb:
+            noise = np.zeros((n, nb))
+            for b in range(nb):  # one draw per robot per beacon, beacon by beacon
+                noise[:, b] = self._noise(math.radians(p.beacon_noise), 1)[:, 0]
+            beacons = S.beacon_values_deg(self.geo, x, y, th, self.lab.beacons, noise, p.beacon_aperture)
         compass = S.compass_deg(th, self._noise(math.radians(p.compass_noise), 1)[:, 0])
-        ground = S.ground(x, y, self.lab.targets)
+        self._first_target, ground = S.target_areas(x, y, self.lab.targets)
         collision = self.coll_wall | self.coll_robot
         flips = np.zeros((n, S.LINE_ELEMENTS), dtype=bool)
         if p.line_sensor_true_prob < 1:
@@ -352,17 +341,11 @@ class World:
                     out[rid - 1] = robot.rng.normal(0.0, sigma, k)
         return out
 
-    def _target_at(self, i: int) -> int:
-        for t, target in enumerate(self.lab.targets):
-            if math.hypot(self.x[i] - target.x, self.y[i] - target.y) <= target.radius - S.ROBOT_RADIUS:
-                return t
-        return -1
-
     def _facts(self, rid: int) -> StepFacts:
         i = rid - 1
         home = rid - 1
         return StepFacts(
-            time=self.time, sim_time=self.params.sim_time, target=self._target_at(i),
+            time=self.time, sim_time=self.params.sim_time, target=int(self._first_target[i]),
             collision_wall=bool(self.coll_wall[i]), collision_robot=bool(self.coll_robot[i]),
             visiting_led=bool(self.leds[i, 2]), returning_led=bool(self.leds[i, 1]),
             end_led=bool(self.leds[i, 0]),
