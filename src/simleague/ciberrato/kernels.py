@@ -249,3 +249,21 @@ def robot_distances(sx, sy, sensor_dir, x, y, present, radius, half_aperture):
                     best = dist
             out[i, j] = best
     return out
+
+
+@numba.njit(cache=True)
+def motion(applied, x, y, theta, diameter):
+    """Next poses of a differential drive (rules section 7): applied (N, 2) left/right powers,
+    poses (N,) -> (vel, nx, ny, ntheta) (N,); the heading wrapped by one turn into [-π, π]."""
+    n = x.shape[0]
+    vel = np.empty(n)
+    nx = np.empty(n)
+    ny = np.empty(n)
+    nt = np.empty(n)
+    for i in range(n):
+        vel[i] = (applied[i, 0] + applied[i, 1]) / 2.0
+        rot = (applied[i, 1] - applied[i, 0]) / diameter
+        nx[i] = x[i] + vel[i] * math.cos(theta[i])
+        ny[i] = y[i] + vel[i] * math.sin(theta[i])
+        nt[i] = _wrap(theta[i] + rot)
+    return vel, nx, ny, nt

@@ -269,14 +269,10 @@ class World:
             for rid, robot in self.robots.items():
                 if active[rid - 1]:
                     applied[rid - 1] *= robot.rng.normal(1.0, self.params.motors_noise / 100, 2)
-        vel = applied.mean(axis=1)
-        rot = (applied[:, 1] - applied[:, 0]) / ROBOT_DIAMETER
-        nx = self.x + vel * np.cos(self.theta)
-        ny = self.y + vel * np.sin(self.theta)
-        nt = S.wrap(self.theta + rot)
-        self.coll_wall = active & (self.geo.wall_distance(np.stack([nx, ny], axis=1)) < S.ROBOT_RADIUS)
+        vel, nx, ny, nt = kernels.motion(applied, self.x, self.y, self.theta, ROBOT_DIAMETER)
+        self.coll_wall = active & (kernels.wall_distance(nx, ny, *self.geo.faces) < S.ROBOT_RADIUS)
         self.coll_robot = self._robot_collisions(nx, ny, vel, active)
-        blocked = np.array([not self._moves(rid) for rid in range(1, self.capacity + 1)])
+        blocked = np.array([not self._moves(rid) for rid in range(1, self.capacity + 1)], dtype=bool)
         hit = self.coll_wall | self.coll_robot
         keep = blocked | ~active
         self.theta = np.where(keep, self.theta, nt)
@@ -318,15 +314,18 @@ class World:
         gps = np.stack([x, y], axis=1)
         if p.gps_lin_noise > 0:
             gps = gps + self._noise(p.gps_lin_noise, 2)
-        self._measured = dict(
+        measured = dict(
             ir=self._ir_delay.push(ir),
             beacons=self._beacon_delay.push(beacons),
             compass=self._compass_delay.push(compass),
             ground=self._ground_delay.push(ground),
             collision=self._collision_delay.push(collision),
-            line=S.line_sensor(self.geo, x, y, th, flips),
             gps=S.round_half_up((gps + self.gps_offset) * 10) / 10,
         )
+        # plain Python values, converted once per step for every observe() of the step
+        self._measured = {k: v.tolist() for k, v in measured.items()}
+        self._measured["line"] = ["".join("1" if v else "0" for v in row)
+                                  for row in S.line_sensor(self.geo, x, y, th, flips).tolist()]
 
     def _robot_list(self) -> list[_Robot]:
         default = _Robot("", np.radians(S.DEFAULT_IR_ANGLES_DEG), None)
@@ -389,22 +388,21 @@ class World:
         m = self._measured
         asked = robot.requests
         delivered = lambda requestable, name: not requestable or name in asked  # noqa: E731
-        ir = {s: float(m["ir"][i, s]) for s in range(4) if delivered(p.obstacle_requestable, f"IRSensor{s}")}
+        ir = {s: v for s, v in enumerate(m["ir"][i]) if delivered(p.obstacle_requestable, f"IRSensor{s}")}
         beacons = {}
         if p.beacon_sensor:
-            for b in range(len(self.lab.beacons)):
+            for b, v in enumerate(m["beacons"][i]):
                 if delivered(p.beacon_requestable, f"Beacon{b}"):
-                    v = m["beacons"][i, b]
-                    beacons[b] = None if np.isnan(v) else float(v)
+                    beacons[b] = None if math.isnan(v) else v
         rec = self.records[robot_id]
         return Observation(
             time=self.time,
-            collision=bool(m["collision"][i]) if delivered(p.collision_requestable, "Collision") else None,
+            collision=m["collision"][i] if delivered(p.collision_requestable, "Collision") else None,
             compass=int(m["compass"][i]) if p.compass_sensor and delivered(p.compass_requestable, "Compass") else None,
-            ground=int(m["ground"][i]) if delivered(p.ground_requestable, "Ground") else None,
+            ground=m["ground"][i] if delivered(p.ground_requestable, "Ground") else None,
             ir=ir, beacons=beacons,
-            gps=(float(m["gps"][i, 0]), float(m["gps"][i, 1])) if p.gps else None,
-            line="".join("1" if v else "0" for v in m["line"][i]),
+            gps=tuple(m["gps"][i]) if p.gps else None,
+            line=m["line"][i],
             score=dict(score=rec.score, arrival_time=rec.arrival_time, returning_time=rec.returning_time,
                        collisions=rec.collisions, collision=bool(self.coll_wall[i] or self.coll_robot[i]),
                        visited_mask=rec.visited_mask) if p.score_sensor else None,
