@@ -45,8 +45,9 @@ def cycles_per_second(lab, n, cycles=2000):
     return cycles / (time.perf_counter() - t0)
 
 
-def udp_lockstep_cycles_per_second(n=3, cycles=2000):
-    """A whole lockstep trial over UDP with n steady agent processes; includes start-up (~0.5 s)."""
+def udp_lockstep_seconds(n=3, cycles=2000):
+    """Wall seconds of a whole lockstep trial of ``cycles`` over UDP with n steady agent processes,
+    start-up (processes, registration) included."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -68,9 +69,16 @@ def udp_lockstep_cycles_per_second(n=3, cycles=2000):
                 p.kill()
             p.wait()
         Path(f.name).unlink()
-    elapsed = time.perf_counter() - t0 - 1.0
     done = json.loads(out)["cycles"]
-    return done / elapsed
+    if done != cycles:
+        raise RuntimeError(f"the trial ended after {done} of {cycles} cycles: the figure would be wrong")
+    return time.perf_counter() - t0
+
+
+def udp_lockstep_cycles_per_second(n=3, short=2000, long=6000):
+    """Steady lockstep rate over UDP: the difference of a long and a short trial, so that the
+    start-up of the processes (~1-2 s) cancels out."""
+    return (long - short) / (udp_lockstep_seconds(n, long) - udp_lockstep_seconds(n, short))
 
 
 def main():

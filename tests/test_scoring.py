@@ -1,6 +1,5 @@
 """The 2008 scoring rules (seed 004, section 5.4), checked against hand-worked numbers."""
 
-import math
 
 import pytest
 

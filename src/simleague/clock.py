@@ -27,17 +27,19 @@ class Clock:
         if mode not in MODES:
             raise ValueError(f"unknown clock mode {mode!r}; choose one of {', '.join(MODES)}")
         self.mode, self.cycle_s, self.timeout_s = mode, cycle_s, timeout_s
-        self._wake = asyncio.Event()
         self._started = time.monotonic()
+        self._waiter: asyncio.Future | None = None
+        self._ready: Callable[[], bool] | None = None
 
     def begin_cycle(self) -> None:
         """Mark the start of a cycle (after the messages of the previous one were sent)."""
         self._started = time.monotonic()
-        self._wake.clear()
 
     def notify(self) -> None:
-        """A client answered: a lockstep wait re-checks whether everyone has."""
-        self._wake.set()
+        """A client answered: a lockstep wait ends if now everyone has (checked here, so the
+        waiting server wakes once per cycle, not once per datagram)."""
+        if self._waiter is not None and not self._waiter.done() and self._ready():
+            self._waiter.set_result(None)
 
     async def wait(self, everyone_answered: Callable[[], bool]) -> None:
         """Return when the cycle may end, according to the mode."""
@@ -48,13 +50,16 @@ class Clock:
             remaining = self.cycle_s - (time.monotonic() - self._started)
             await asyncio.sleep(max(0.0, remaining))
             return
-        deadline = self._started + self.timeout_s
-        while not everyone_answered():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return
-            try:
-                await asyncio.wait_for(self._wake.wait(), remaining)
-            except asyncio.TimeoutError:
-                return
-            self._wake.clear()
+        if everyone_answered():
+            return
+        remaining = self._started + self.timeout_s - time.monotonic()
+        if remaining <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        self._waiter, self._ready = loop.create_future(), everyone_answered
+        timer = loop.call_later(remaining, lambda w=self._waiter: w.done() or w.set_result(None))
+        try:
+            await self._waiter
+        finally:
+            timer.cancel()
+            self._waiter = self._ready = None

@@ -40,7 +40,7 @@ from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from .world import Action, Observation
+from .types import Action, Observation
 
 RES = 0.25                      # map cell, u_m
 HALF = 29.0                     # the map covers [-HALF, HALF]^2 around the start (labs are <= 28 wide)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import socket
 
 from . import messages as M
-from .world import Action, Observation
+from .types import Action, Observation
 
 
 class ClientError(Exception):

@@ -18,7 +18,7 @@ from xml.sax.saxutils import quoteattr
 from lxml import etree
 
 from .scenario import Grid, Lab, Parameters
-from .world import Action, Observation, RobotStatus
+from .types import Action, Observation, RobotStatus
 
 #: Largest datagram accepted; the original reads 1023 bytes, its clients send far less.
 MAX_DATAGRAM = 8192

@@ -28,6 +28,7 @@ from . import sensors as S
 from .geometry import LabGeometry
 from .scenario import Scenario
 from .scoring import PathDistance, RobotScore, StepFacts, make_rules
+from .types import Action, Observation, RobotStatus  # noqa: F401  (re-exported: world.Action ...)
 
 MOTOR_LIMIT = 0.15
 ROBOT_DIAMETER = 1.0
@@ -40,70 +41,6 @@ SENSOR_NAMES_FIXED = ("Ground", "Compass", "Collision", "GPS")
 
 class RegistrationRefused(Exception):
     """A robot cannot join: position taken, grid full, or bad request. ``str()`` says why."""
-
-
-@dataclass
-class Action:
-    """One robot's orders for a cycle; ``None`` fields leave the device as it is.
-
-    Motor powers are clipped to [-0.15, 0.15]; ``requests`` are sensor names as on the wire
-    (``IRSensor0``, ``Beacon1``, ``Ground``, ``Compass``, ``GPS``, ``Collision``); ``say`` is at most
-    100 characters (longer is ignored, as the original does).
-    """
-
-    left: float | None = None
-    right: float | None = None
-    visiting_led: bool | None = None
-    returning_led: bool | None = None
-    end_led: bool | None = None
-    requests: tuple[str, ...] = ()
-    say: str | None = None
-
-    def merged(self, later: "Action") -> "Action":
-        """This action followed by ``later`` in the same cycle: later values win, requests add up."""
-        pick = lambda a, b: b if b is not None else a  # noqa: E731
-        return Action(pick(self.left, later.left), pick(self.right, later.right),
-                      pick(self.visiting_led, later.visiting_led),
-                      pick(self.returning_led, later.returning_led),
-                      pick(self.end_led, later.end_led), self.requests + later.requests,
-                      pick(self.say, later.say))
-
-
-@dataclass
-class Observation:
-    """What one robot's Measures carry for a cycle. ``None``: not delivered this cycle.
-
-    ``ir`` maps sensor id -> value (1/u_m), ``beacons`` beacon id -> degrees or None (not
-    visible), ``compass`` degrees, ``gps`` (x, y) u_m, ``line`` 7 characters, ``score`` the Score
-    element's fields, ``messages`` (from id, text) heard this cycle.
-    """
-
-    time: int
-    collision: bool | None
-    compass: int | None
-    ground: int | None
-    ir: dict[int, float]
-    beacons: dict[int, float | None]
-    gps: tuple[float, float] | None
-    line: str | None
-    score: dict | None
-    messages: list[tuple[int, str]]
-    leds: tuple[bool, bool, bool]          # end, returning, visiting
-    buttons: tuple[bool, bool]             # start, stop
-
-
-@dataclass
-class RobotStatus:
-    """A robot as a viewer sees it: name, id, true pose (u_m, degrees) and its scoring record."""
-
-    id: int
-    name: str
-    x: float
-    y: float
-    dir_deg: float
-    record: RobotScore
-    collision: bool
-    state: str
 
 
 @dataclass
@@ -145,6 +82,7 @@ class World:
         self.in_power = np.zeros((n, 2))          # left, right orders
         self.out_power = np.zeros((n, 2))         # motor outputs before noise
         self.leds = np.zeros((n, 3), dtype=bool)  # end, returning, visiting
+        self.ir_angles = np.tile(np.radians(S.DEFAULT_IR_ANGLES_DEG), (n, 1))  # (N, 4) rad on the rim
         self.coll_wall = np.zeros(n, dtype=bool)
         self.coll_robot = np.zeros(n, dtype=bool)
         self.robots: dict[int, _Robot] = {}
@@ -189,6 +127,7 @@ class World:
                 raise RegistrationRefused(f"IRSensor Id={sid} Angle={deg} is not a sensor 0-3 with a finite angle")
             angles[sid] = math.radians(deg)
         self.present[i] = True
+        self.ir_angles[i] = angles
         self.robots[robot_id] = _Robot(name, angles, np.random.default_rng(self._streams[i]))
         self.records[robot_id] = self.rules.new_robot()
         for delay in (self._ir_delay, self._beacon_delay, self._compass_delay, self._ground_delay,
@@ -294,7 +233,7 @@ class World:
         p, n = self.params, self.capacity
         live = self.present
         x, y, th = self.x, self.y, self.theta
-        angles = np.stack([r.ir_angles for r in self._robot_list()])
+        angles = self.ir_angles
         ir_noise = self._noise(p.obstacle_noise, 4)
         ir = S.ir_values(S.ir_distances(self.geo, x, y, th, angles, live), ir_noise)
         nb = len(self.lab.beacons)
@@ -326,10 +265,6 @@ class World:
         self._measured = {k: v.tolist() for k, v in measured.items()}
         self._measured["line"] = ["".join("1" if v else "0" for v in row)
                                   for row in S.line_sensor(self.geo, x, y, th, flips).tolist()]
-
-    def _robot_list(self) -> list[_Robot]:
-        default = _Robot("", np.radians(S.DEFAULT_IR_ANGLES_DEG), None)
-        return [self.robots.get(rid, default) for rid in range(1, self.capacity + 1)]
 
     def _noise(self, sigma: float, k: int) -> np.ndarray:
         """(N, k) gaussian noise with std ``sigma`` from each robot's own stream; zeros if sigma=0."""
