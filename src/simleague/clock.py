@@ -2,8 +2,8 @@
 
 * ``realtime``: each cycle lasts at least the cycle time (wall clock), as the original simulators.
 * ``lockstep``: a cycle ends as soon as every expected client has answered the last cycle's
-  message, or after ``timeout`` seconds, so that a client slower than the clock is never skipped
-  and a dead one cannot stall the run for ever.
+  message, or ``timeout`` seconds after that message was sent, so that a client slower than the
+  clock is never skipped and a dead one cannot stall the run for ever.
 * ``fast``: no waiting at all beyond letting pending network input in.
 """
 
@@ -52,9 +52,9 @@ class Clock:
             return
         if everyone_answered():
             return
-        remaining = self._started + self.timeout_s - time.monotonic()
-        if remaining <= 0:
-            return
+        # counted from now, when the messages have been sent: a slow step of the server itself
+        # (a pause of the machine, a first compilation) must not cut the clients' time short
+        remaining = self.timeout_s
         loop = asyncio.get_running_loop()
         self._waiter, self._ready = loop.create_future(), everyone_answered
         timer = loop.call_later(remaining, lambda w=self._waiter: w.done() or w.set_result(None))

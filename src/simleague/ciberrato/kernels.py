@@ -267,3 +267,28 @@ def motion(applied, x, y, theta, diameter):
         ny[i] = y[i] + vel[i] * math.sin(theta[i])
         nt[i] = _wrap(theta[i] + rot)
     return vel, nx, ny, nt
+
+
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) every kernel now, on a one-wall lab and two robots, so that
+    the first cycles of a trial do not stall for the compilation (seconds without a cache)."""
+    global _warm
+    if _warm:
+        return
+    f = np.array([0.0, 1.0])
+    faces = (np.array([0.0]), np.array([0.0]), np.array([1.0]), np.array([0.0]))
+    flags = np.ones(2, dtype=np.bool_)
+    two_d = np.zeros((2, 4))
+    ir_distances(f, f, f, two_d, flags, 0.5, 0.5, *faces, f, f, flags[:1].copy())
+    robot_distances(two_d, two_d, two_d, f, f, flags, 0.5, 0.5)
+    ray_distance(f, f, f, f, *faces, flags[:1].copy())
+    corner_distance(f, f, f, f, f, 0.5)
+    wall_distance(f, f, *faces)
+    beacon_values_deg(f, f, f, f, f, f, np.zeros((2, 2)), 1.0, *faces, np.array([1.0]))
+    target_areas(f, f, f, f, f)
+    robot_collisions(f, f, f, f, f, f, flags, 0.5)
+    motion(np.zeros((2, 2)), f, f, f, 1.0)
+    _warm = True

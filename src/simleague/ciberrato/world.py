@@ -69,6 +69,7 @@ class World:
         self.lab, self.params = scenario.lab, scenario.params
         self.seed = seed
         self.geo = LabGeometry(self.lab)
+        kernels.warm_up()
         self.rules = make_rules(scoring, self.params, self.lab)
         starts = [(p.x, p.y) for p in scenario.grid.positions]
         self._path = None if not self.lab.targets else _LazyPath(self.lab, starts)
