@@ -38,6 +38,10 @@ def test_lockstep_trial_is_repeatable_and_logged(tmp_path):
     moved = {(r["x"], r["y"]) for c in cycles for r in c["robots"] if r["id"] == 1}
     assert len(moved) > 10                     # the agents really drove
     assert final["robots"] == result["robots"]
+    picture = tmp_path / "trial0.png"
+    r = simleague("ciberrato", "plot", tmp_path / "trial0.jsonl", "-o", picture)
+    assert r.returncode == 0, r.stderr
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_broken_lab_gives_one_line_and_exit_2(tmp_path):

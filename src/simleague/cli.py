@@ -149,6 +149,19 @@ def agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(6000),
     raise typer.Exit(main(["--host", host, "--port", str(port), "--pos", str(pos), "--name", name]))
 
 
+@ciberrato.command()
+def plot(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato trial --log FILE)."),
+         out: Path = typer.Option(Path("trial.png"), "--out", "-o", help="Picture to write (.png, .svg, .pdf).")):
+    """Draw the lab and every robot's path from a trial log, with collisions and target visits."""
+    from .ciberrato.plot import PlotError, save_plot
+
+    try:
+        save_plot(log, out)
+    except PlotError as exc:
+        _fail(str(exc))
+    err.print(f"wrote {out}")
+
+
 msl = typer.Typer(help="MSL simulated matches: middleware, pausers, team client, demo (thesis, seed 003).",
                   no_args_is_help=True)
 app.add_typer(msl, name="msl")
