@@ -165,3 +165,89 @@ def test_registration_round_trips_any_name(name, pos, angles):
     assert (got.name, got.id) == (name, pos)
     assert got.ir_angles.keys() == angles.keys()
     assert all(abs(got.ir_angles[k] - v) < 1e-4 * max(1, abs(v)) for k, v in angles.items())
+
+
+def _read_until(s, predicate, seconds=3.0):
+    """Datagrams from ``s`` until ``predicate(data)`` holds; returns that datagram."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            data = s.recvfrom(65536)[0]
+        except socket.timeout:
+            break
+        if predicate(data):
+            return data
+    raise AssertionError("the awaited datagram did not come")
+
+
+def _drain(s, seconds=0.1):
+    """Read and forget what arrives on ``s`` for ``seconds`` (what was queued before, first)."""
+    deadline = time.time() + seconds
+    s.settimeout(0.02)
+    try:
+        while time.time() < deadline:
+            try:
+                s.recvfrom(65536)
+            except socket.timeout:
+                pass
+    finally:
+        s.settimeout(3)
+
+
+def _status(data):
+    from lxml import etree
+    root = etree.fromstring(data.rstrip(b"\0"))
+    pos = root.find("Position")
+    return {**dict(root.attrib), "X": float(pos.get("X")), "Y": float(pos.get("Y"))}
+
+
+def test_viewer_protocol_grid_status_stop_remove_reset():
+    """What the original Qt viewer and log player send and expect (spec "Viewers")."""
+    from simleague.ciberrato.scenario import Parameters
+    h = Harness(mode="realtime", params=Parameters(cycle_time=20))
+    try:
+        r1, r2, viewer = sock(), sock(), sock()
+        _, a1 = register(r1, h.port, b'<Robot Name="one" Id="1"/>\0')
+        _, a2 = register(r2, h.port, b'<Robot Name="two" Id="2"/>\0')
+        _, va = register(viewer, h.port, b"<View/>\0")
+        viewer.sendto(b"<GridReq/>\0", va)
+        grid = _read_until(viewer, lambda d: d.startswith(b"<Grid"))
+        assert grid.count(b"<Position ") == 3 and b'X="9" Y="3"' in grid
+        # per cycle, one <Robot> with a <Position> for each robot, at its grid position before the start
+        st = _status(_read_until(viewer, lambda d: d.startswith(b'<Robot Name="two"')))
+        assert (st["Id"], st["Time"], st["X"], st["Y"], st["Collision"]) == ("2", "0", 6.0, 3.0, "False")
+        assert set(st) >= {"Score", "ArrivalTime", "ReturningTime", "Collisions", "VisitedMask", "State"}
+        viewer.sendto(b"<Start/>\0", va)
+        st = _status(_read_until(viewer, lambda d: d.startswith(b"<Robot") and _status(d)["Time"] == "5"))
+        assert st["State"] == "Running"
+        viewer.sendto(b"<Stop/>\0", va)
+        time.sleep(0.2)
+        _drain(viewer)
+        frozen = {_status(_read_until(viewer, lambda d: d.startswith(b"<Robot")))["Time"] for _ in range(10)}
+        assert len(frozen) == 1                 # stopped: time no longer advances
+        viewer.sendto(b'<Robot Id="2" Removed="Yes"/>\0', va)
+        st = _status(_read_until(viewer, lambda d: d.startswith(b'<Robot Name="two"')
+                                 and _status(d)["State"] == "Removed"))
+        assert st["Id"] == "2"
+        _drain(r2)                             # its endpoint is closed: no more Measures for it
+        r2.settimeout(0.3)
+        try:
+            r2.recvfrom(4096)
+            raise AssertionError("a removed robot still gets Measures")
+        except socket.timeout:
+            pass
+        _drain(r1)
+        assert M.parse_measures(r1.recvfrom(4096)[0]).time >= 5   # the other robot still gets its Measures
+        viewer.sendto(b"<Reset/>\0", va)
+        time.sleep(0.2)
+        again = sock()                          # after a reset the grid is free again, "one"'s place too
+        data, _ = register(again, h.port, b'<Robot Name="new" Id="1"/>\0')
+        assert data.startswith(b'<Reply Status="Ok">')
+        st = _status(_read_until(viewer, lambda d: d.startswith(b'<Robot Name="new"')))
+        assert (st["Time"], st["X"], st["Y"]) == ("0", 9.0, 3.0)
+        viewer.sendto(b"<Restart/>\0", va)     # the log player's name for the same
+        time.sleep(0.2)
+        data, _ = register(sock(), h.port, b'<Robot Name="newer" Id="1"/>\0')
+        assert data.startswith(b'<Reply Status="Ok">')
+    finally:
+        h.close()
