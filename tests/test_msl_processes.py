@@ -34,7 +34,7 @@ def test_demo_keeps_simulation_times_within_eps1_plus_one_update_period(tmp_path
     assert fast["pauser_reports_ok"] >= 3
     assert slow["pauses"] == 0
     assert sync["samples"] > 300
-    assert sync["dt_max_s"] <= 0.2 + UPDATE_PERIOD, sync
+    assert sync["dt_max_s"] <= 0.2 + UPDATE_PERIOD + 1e-6, sync  # (float sums of 10 ms steps)
     # both simulators really advanced, the slow one was never left behind by more than that
     teams = {t["side"]: t for t in result["teams"]}
     assert teams["cyan"]["simTime"] > 2.0 and abs(teams["cyan"]["simTime"] - teams["magenta"]["simTime"]) < 0.3
