@@ -1,7 +1,8 @@
 """Static lab geometry as numpy arrays, and the vectorised queries the world and sensors need.
 
-Shared by ``world`` (collisions: point-to-wall distance) and ``sensors`` (ray casts, corners in a
-cone, beacon occlusion, the floor lines under the line sensor). Lengths in u_m, angles in radians.
+Shared by ``world`` (collisions: point-to-wall distance) and ``sensors`` (the arrays the compiled
+ray casts of :mod:`.kernels` read, the floor lines under the line sensor). Lengths in u_m, angles in
+radians.
 
 The queries follow the original simulator's geometry (golden README, "IR sensors" and
 "Collision"): distances are measured to wall *faces* (polygon edges), the border wall
@@ -36,7 +37,8 @@ class LabGeometry:
     Attributes: ``seg_a``, ``seg_b`` (S, 2) edges of obstacle walls (height > 0, border included),
     ``seg_h`` (S,) their heights, ``corners`` (C, 2) the corners of those walls; ``line_a``,
     ``line_b`` (E, 2) and ``line_poly`` (E,) the edges of floor lines (height 0) with the index of
-    their polygon, for the line sensor.
+    their polygon, for the line sensor; ``beacon_xyh`` (x, y, height) and ``target_xyr`` (x, y,
+    radius), each (B,) or (T,), of the beacons and target areas.
     """
 
     def __init__(self, lab: Lab):
@@ -55,31 +57,15 @@ class LabGeometry:
                                                               edge[:, 0], edge[:, 1]))
         self.all_faces = np.ones(len(self.seg_a), dtype=bool)
         self.corner_xy = (np.ascontiguousarray(self.corners[:, 0]), np.ascontiguousarray(self.corners[:, 1]))
+        self.beacon_xyh = tuple(np.array([getattr(b, k) for b in lab.beacons], dtype=float)
+                                for k in ("x", "y", "height"))
+        self.target_xyr = tuple(np.array([getattr(t, k) for t in lab.targets], dtype=float)
+                                for k in ("x", "y", "radius"))
 
     def wall_distance(self, points: np.ndarray) -> np.ndarray:
         """Distance (P,) from each point (P, 2) to the nearest face of an obstacle wall."""
         points = np.asarray(points, dtype=float)
         return kernels.wall_distance(points[:, 0].copy(), points[:, 1].copy(), *self.faces)
-
-    def ray_distance(self, origins: np.ndarray, angles: np.ndarray,
-                     min_height: float | None = None) -> np.ndarray:
-        """Distance (R,) along each ray (origin (R, 2), angle (R,)) to the first wall face hit.
-
-        ``inf`` where no face is hit. With ``min_height``, only walls at least that high count
-        (beacon occlusion, original ``wallDistanceAboveHeight``).
-        """
-        origins = np.asarray(origins, dtype=float)
-        angles = np.asarray(angles, dtype=float)
-        keep = self.all_faces if min_height is None else self.seg_h >= min_height
-        return kernels.ray_distance(origins[:, 0].copy(), origins[:, 1].copy(), np.cos(angles), np.sin(angles),
-                                    *self.faces, keep)
-
-    def corner_distance(self, origins: np.ndarray, angles: np.ndarray, half_aperture: float) -> np.ndarray:
-        """Distance (R,) from each origin to the nearest wall corner within ±half_aperture of its angle."""
-        origins = np.asarray(origins, dtype=float)
-        return kernels.corner_distance(origins[:, 0].copy(), origins[:, 1].copy(),
-                                       np.asarray(angles, dtype=float), *self.corner_xy,
-                                       float(half_aperture))
 
     def on_line(self, points: np.ndarray) -> np.ndarray:
         """Boolean (P,): is each point (P, 2) inside a floor line polygon (crossing-number test)."""

@@ -1,12 +1,15 @@
-"""Compiled loops (numba) behind :class:`~simleague.ciberrato.geometry.LabGeometry`'s queries.
+"""Compiled loops (numba) for the CiberRato world's geometry: infra-red cones, beacon sight lines,
+distances to walls, robot-robot collisions, target areas and the motion of a step.
 
-The same formulas as the array versions they replace, written as loops so a ray stops costing a
+The same formulas as the numpy versions they replaced, written as loops so a ray stops costing a
 numpy call per operation: a step casts 36 infra-red rays and a few beacon rays against ~200-400
-wall faces. Only arithmetic, ``sqrt`` and ``atan2`` are used; ``math.atan2`` is the C library's,
-the function the original simulator calls (numpy's vectorised ``arctan2`` differs from it in the
-last bit for a few per cent of inputs). Lengths in u_m, angles in radians.
+wall faces. ``math.atan2`` and ``math.asin`` are the C library's, the functions the original
+simulator calls (numpy's vectorised ``arctan2`` and ``arcsin`` differ from them in the last bit for
+a few per cent of inputs); ``cos``, ``sin`` and ``hypot`` agree with numpy's. Lengths in u_m,
+angles in radians.
 
-``cache=True`` keeps the compiled code beside this file, so only the first run compiles (~1 s).
+``cache=True`` keeps the compiled code beside this file, so only the first run compiles (a few
+seconds; :func:`warm_up` does it before a trial's first cycle).
 """
 
 from __future__ import annotations
@@ -105,16 +108,6 @@ def ir_distances(x, y, theta, ir_angles, present, radius, half_aperture, ax, ay,
 
 
 @numba.njit(cache=True)
-def ray_distance(ox, oy, dx, dy, ax, ay, ex, ey, keep):
-    """Distance (R,) along rays (origin ox, oy; unit direction dx, dy: (R,)) to the first face
-    (start ax, ay; edge vector ex, ey: (S,)) with ``keep`` (S,) true; inf where none is hit."""
-    out = np.empty(ox.shape[0])
-    for r in range(ox.shape[0]):
-        out[r] = _first_face(ox[r], oy[r], dx[r], dy[r], ax, ay, ex, ey, np.inf, keep)
-    return out
-
-
-@numba.njit(cache=True)
 def beacon_values_deg(x, y, theta, bx, by, bh, noise, aperture, ax, ay, ex, ey, face_h):
     """Beacon sensor readings (N, B) in integer degrees, NaN when not visible, for beacons at
     (bx, by) of height bh (B,) with noise (N, B) (see ``sensors.beacon_values_deg``); a face hides
@@ -189,16 +182,6 @@ def robot_collisions(nx, ny, x, y, theta, vel, active, radius):
 
 
 @numba.njit(cache=True)
-def corner_distance(ox, oy, angle, cx, cy, half_aperture):
-    """Distance (R,) from each origin (R,) to the nearest corner (C,) whose bearing is within
-    ±half_aperture of ``angle`` (R,); inf if none."""
-    out = np.empty(ox.shape[0])
-    for r in range(ox.shape[0]):
-        out[r] = _nearest_corner(ox[r], oy[r], angle[r], cx, cy, half_aperture, np.inf)
-    return out
-
-
-@numba.njit(cache=True)
 def wall_distance(px, py, ax, ay, ex, ey):
     """Distance (P,) from each point (P,) to the nearest face (S,)."""
     out = np.empty(px.shape[0])
@@ -221,7 +204,8 @@ def wall_distance(px, py, ax, ay, ex, ey):
 @numba.njit(cache=True)
 def robot_distances(sx, sy, sensor_dir, x, y, present, radius, half_aperture):
     """(N, K) distance from each sensor (N, K) to the nearest other present robot's disc (M,)
-    within its cone, inf if none: the original's formula (see ``sensors._robot_distances``)."""
+    within its cone, inf if none: the distance to the disc when its centre is inside the cone, else
+    to where the cone's edge meets it, if it does (the original's formula)."""
     n, k = sx.shape
     out = np.full((n, k), np.inf)
     for i in range(n):
@@ -284,8 +268,6 @@ def warm_up() -> None:
     two_d = np.zeros((2, 4))
     ir_distances(f, f, f, two_d, flags, 0.5, 0.5, *faces, f, f, flags[:1].copy())
     robot_distances(two_d, two_d, two_d, f, f, flags, 0.5, 0.5)
-    ray_distance(f, f, f, f, *faces, flags[:1].copy())
-    corner_distance(f, f, f, f, f, 0.5)
     wall_distance(f, f, *faces)
     beacon_values_deg(f, f, f, f, f, f, np.zeros((2, 2)), 1.0, *faces, np.array([1.0]))
     target_areas(f, f, f, f, f)

@@ -51,16 +51,6 @@ def ir_distances(geo: LabGeometry, x: np.ndarray, y: np.ndarray, theta: np.ndarr
                                 *geo.faces, *geo.corner_xy, geo.all_faces)
 
 
-def _robot_distances(sx, sy, sensor_dir, x, y, present) -> np.ndarray:
-    """(N, 4) distance from each sensor to the other robots' discs within its cone (original
-    formula): the distance to the disc when its centre is inside the cone, else to where the cone
-    edge meets it, if it does (``kernels.robot_distances``)."""
-    return kernels.robot_distances(np.ascontiguousarray(sx), np.ascontiguousarray(sy),
-                                   np.ascontiguousarray(sensor_dir), np.ascontiguousarray(x, dtype=float),
-                                   np.ascontiguousarray(y, dtype=float), np.ascontiguousarray(present),
-                                   ROBOT_RADIUS, IR_HALF_APERTURE)
-
-
 def ir_values(distance: np.ndarray, noise: np.ndarray) -> np.ndarray:
     """Obstacle sensor readings: 1/d (100 when d <= 0.01), plus noise, rounded to 0.1 (rules 3.1)."""
     with np.errstate(divide="ignore"):
@@ -68,18 +58,17 @@ def ir_values(distance: np.ndarray, noise: np.ndarray) -> np.ndarray:
     return round_half_up(10.0 * (ideal + noise)) / 10.0
 
 
-def beacon_values_deg(geo: LabGeometry, x, y, theta, beacons, noise, aperture: float) -> np.ndarray:
+def beacon_values_deg(geo: LabGeometry, x, y, theta, noise, aperture: float) -> np.ndarray:
     """Beacon sensor readings (N, B) in integer degrees, NaN when not visible.
 
-    ``beacons`` the lab's beacons (B), ``noise`` (N, B) radians. Not visible when a wall at least as
+    ``noise`` (N, B) radians, one column per beacon of the lab. Not visible when a wall at least as
     high as the beacon cuts the line of sight, or when the noisy bearing is outside ±aperture (rad).
     Rules 3.1; original ``cbBeaconSensor::update``. The bearing straight above or below (same x) is
     ±pi/2 with the sign of dy, and -pi/2 when the points coincide (golden README quirk 8, trace b
     at Time 0).
     """
-    bx, by, bh = (np.array([getattr(b, k) for b in beacons], dtype=float) for k in ("x", "y", "height"))
     return kernels.beacon_values_deg(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(y, dtype=float),
-                                     np.ascontiguousarray(theta, dtype=float), bx, by, bh,
+                                     np.ascontiguousarray(theta, dtype=float), *geo.beacon_xyh,
                                      np.ascontiguousarray(noise, dtype=float), float(aperture), *geo.faces,
                                      geo.seg_h)
 
@@ -89,14 +78,13 @@ def compass_deg(theta: np.ndarray, noise: np.ndarray) -> np.ndarray:
     return round_half_up(np.degrees(wrap(theta + noise)))
 
 
-def target_areas(x: np.ndarray, y: np.ndarray, targets) -> tuple[np.ndarray, np.ndarray]:
+def target_areas(geo: LabGeometry, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(first, last) (N,): index of the first and of the last target area holding the whole robot
     (centre within radius - 0.5), -1 if none. The ground sensor reports the last (as the
     original's loop does); scoring uses the first."""
-    tx, ty, limit = (np.array([v for v in vals], dtype=float).reshape(-1) for vals in
-                     ([t.x for t in targets], [t.y for t in targets], [t.radius - ROBOT_RADIUS for t in targets]))
+    tx, ty, radius = geo.target_xyr
     return kernels.target_areas(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(y, dtype=float),
-                                tx, ty, limit)
+                                tx, ty, radius - ROBOT_RADIUS)
 
 
 def line_points(x: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:

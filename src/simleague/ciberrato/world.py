@@ -243,9 +243,9 @@ class World:
             noise = np.zeros((n, nb))
             for b in range(nb):  # one draw per robot per beacon, beacon by beacon
                 noise[:, b] = self._noise(math.radians(p.beacon_noise), 1)[:, 0]
-            beacons = S.beacon_values_deg(self.geo, x, y, th, self.lab.beacons, noise, p.beacon_aperture)
+            beacons = S.beacon_values_deg(self.geo, x, y, th, noise, p.beacon_aperture)
         compass = S.compass_deg(th, self._noise(math.radians(p.compass_noise), 1)[:, 0])
-        self._first_target, ground = S.target_areas(x, y, self.lab.targets)
+        self._first_target, ground = S.target_areas(self.geo, x, y)
         collision = self.coll_wall | self.coll_robot
         flips = np.zeros((n, S.LINE_ELEMENTS), dtype=bool)
         if p.line_sensor_true_prob < 1:

@@ -80,13 +80,13 @@ class Match:
         opponent = other(side)
         if not len(self.buffers[opponent]):
             raise LookupError(f"no state from the {opponent} team yet")
-        robots, estimate = self.buffers[opponent].at(request.t)
+        snapshot, estimate = self.buffers[opponent].at(request.t)
+        theirs = mirror(snapshot)
         ball_side = self.arbiter.side
         if not len(self.buffers[ball_side]):
-            ball_side = side if len(self.buffers[side]) else opponent
-        ball = robots if ball_side == opponent else self.buffers[ball_side].at(request.t)[0]
-        robots, ball = mirror(robots), (mirror(ball) if ball_side == opponent else ball)
-        return Reply(request.t, robots.robot_messages(), [ball.ball_message()], ball_side, estimate)
+            ball_side = opponent  # the asker has sent nothing yet: the only ball there is
+        ball = theirs if ball_side == opponent else self.buffers[side].at(request.t)[0]
+        return Reply(request.t, theirs.robot_messages(), [ball.ball_message()], ball_side, estimate)
 
     def synchronise(self) -> Transition | None:
         """The time-synchronisation phase: None until both sides reported a time."""
