@@ -25,7 +25,8 @@ import time
 import numpy as np
 
 from .client import MiddlewareError, TeamClient
-from .messages import Ball, Reply, Robot
+from .buffer import Snapshot
+from .messages import Reply, Robot
 
 FIELD_X, FIELD_Y = 6.0, 9.0  # half width and half length (m)
 ENGAGE = 0.3  # a robot this close to the ball (m) engages it
@@ -85,14 +86,11 @@ class ToySimulator:
             if dist < ENGAGE:
                 self.engaged, self.hold = 0, 0.0
 
-    def robot_messages(self) -> list[Robot]:
-        return [Robot(i + 1, (round(r[0], 3), round(r[1], 3), round(r[2], 4)),
-                      (round(r[3], 3), round(r[4], 3), round(r[5], 4)), int(self.engaged == i))
-                for i, r in enumerate(self.robots.tolist())]
-
-    def ball_message(self) -> Ball:
-        b = [round(v, 3) for v in self.ball.tolist()]
-        return Ball((b[0], b[1], b[2]), (b[3], b[4], b[5]))
+    def snapshot(self) -> Snapshot:
+        """The state now, as the middleware stores it (its messages round as thesis 3.1 asks)."""
+        robots = tuple(tuple(row) for row in self.robots.tolist())
+        return Snapshot(self.t, tuple(range(1, len(robots) + 1)), robots,
+                        tuple(self.engaged == i for i in range(len(robots))), tuple(self.ball.tolist()))
 
     def apply(self, reply: Reply, side: str) -> None:
         """Take the opponent's robots; when the agreed ball is the opponent's, reset ours to it
@@ -119,7 +117,8 @@ class InfoExchanger:
             return
         self.next = self.sim.t + self.period
         if self.send_next:
-            self.client.send_state(self.sim.t, self.sim.robot_messages(), self.sim.ball_message())
+            snap = self.sim.snapshot()
+            self.client.send_state(snap.t, snap.robot_messages(), snap.ball_message())
         else:
             try:
                 self.sim.apply(self.client.request(self.sim.t), self.side)
