@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-import psutil
 
 from .messages import SIDES
+from .pauser import BackendError, ProcessBackend
 
 
 class DemoError(RuntimeError):
@@ -94,11 +94,9 @@ def _stop(proc: subprocess.Popen, timeout: float = 5.0) -> None:
     if proc.poll() is not None:
         return
     try:
-        p = psutil.Process(proc.pid)
-        for q in [p] + p.children(recursive=True):
-            q.resume()
-    except psutil.NoSuchProcess:
-        pass
+        ProcessBackend(proc.pid).resume()
+    except BackendError:
+        pass  # it has just ended
     proc.terminate()
     try:
         proc.wait(timeout)
