@@ -44,12 +44,12 @@ def test_action_round_trip_and_last_value_wins():
 class Harness:
     """A server in a background event loop thread on an ephemeral port, for socket tests."""
 
-    def __init__(self, mode="realtime", params=None):
+    def __init__(self, mode="realtime", params=None, autostart=0):
         import threading
         sc = load_scenario()
         if params:
             sc = type(sc)(sc.lab, sc.grid, params)
-        self.server = Server(World(sc, seed=1), ServerOptions(port=0, mode=mode))
+        self.server = Server(World(sc, seed=1), ServerOptions(port=0, mode=mode, autostart=autostart))
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()
 
@@ -120,6 +120,26 @@ def test_viewer_lab_request_and_start():
             m = M.parse_measures(robot.recvfrom(4096)[0])
             started = m.time >= 2
         assert started
+    finally:
+        h.close()
+
+
+def test_realtime_autostart_starts_when_the_robots_are_there():
+    from simleague.ciberrato.scenario import Parameters
+    h = Harness(mode="realtime", params=Parameters(cycle_time=20), autostart=2)
+    try:
+        first, second = sock(), sock()
+        _, addr = register(first, h.port, b'<Robot Name="a" Id="1"/>')
+        for _ in range(10):                 # one robot of two: stepping, but stopped
+            m = M.parse_measures(first.recvfrom(4096)[0])
+            assert m.time == 0 and m.buttons == (False, True)
+        register(second, h.port, b'<Robot Name="b" Id="2"/>')
+        deadline = time.time() + 3
+        while m.time < 3:
+            assert time.time() < deadline, "the trial never started"
+            first.sendto(b'<Actions LeftMotor="0.1" RightMotor="0.1"/>', addr)
+            m = M.parse_measures(first.recvfrom(4096)[0])
+        assert m.buttons == (True, False)
     finally:
         h.close()
 

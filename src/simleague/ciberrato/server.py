@@ -33,6 +33,7 @@ log = logging.getLogger("simleague.ciberrato.server")
 MAX_DATAGRAMS_PER_CYCLE = 16
 MAX_PENDING_REGISTRATIONS = 64
 MAX_VIEWERS = 32
+MAX_PENDING_COMMANDS = 64      # commands from other front ends (the web panel) between two cycles
 MEASURES_BUFFER = 4096
 START_SETTLE_S = 0.2          # quiet time between the last keep-alive and the first step        # the original clients' receive buffer for Measures
 
@@ -143,11 +144,13 @@ class Server:
         self.world, self.opt, self.on_cycle = world, options, on_cycle
         self.clock = Clock(options.mode, world.params.cycle_time / 1000.0, options.lockstep_timeout)
         self._pending: deque = deque()
+        self._commands: deque[M.ViewerCommand] = deque(maxlen=MAX_PENDING_COMMANDS)
         self.robots: dict[int, _Endpoint] = {}
         self.viewers: list[_Endpoint] = []
         self._registrar_transport = None
         self._closing = False
         self._stepping = options.mode == "realtime"
+        self._started = False          # Start pressed (by autostart or a viewer) since the last reset
         self.port = options.port
         self.malformed = 0
 
@@ -212,7 +215,15 @@ class Server:
         if self._registrar_transport is not None:
             self._registrar_transport.sendto(M.REFUSED.encode() + b"\0", addr)
 
+    def submit(self, cmd: M.ViewerCommand) -> None:
+        """Queue a viewer command from another front end (the web panel); it is carried out at
+        the start of the next cycle, exactly as a UDP viewer's. At most ``MAX_PENDING_COMMANDS``
+        wait; older ones are dropped beyond that."""
+        self._commands.append(cmd)
+
     def _handle_viewers(self) -> None:
+        while self._commands:
+            self.command(self._commands.popleft())
         for viewer in self.viewers:
             for data in viewer.take():
                 try:
@@ -223,14 +234,15 @@ class Server:
                 self.command(cmd, viewer)
 
     def command(self, cmd: M.ViewerCommand, viewer: _Endpoint | None = None) -> None:
-        """Carry out a viewer command (also used by other front ends, such as a web panel)."""
+        """Carry out a viewer command at once; ``viewer`` is the UDP viewer that asked (it gets
+        the answer to LabReq and GridReq). Other front ends use :meth:`submit`."""
         if cmd.kind == "LabReq" and viewer:
             viewer.send(M.format_lab(self.world.lab))
         elif cmd.kind == "GridReq" and viewer:
             viewer.send(M.format_grid(self.world.scenario.grid))
         elif cmd.kind == "Start":
             self.world.start()
-            self._stepping = True
+            self._stepping = self._started = True
         elif cmd.kind == "Stop":
             self.world.stop()
         elif cmd.kind in ("Reset", "Restart"):
@@ -240,6 +252,7 @@ class Server:
             self.world = World(self.world.scenario, self.world.seed, self.world.rules.name,
                                tuple(self.world.gps_offset))
             self._stepping = self.opt.mode == "realtime"
+            self._started = False
         elif cmd.kind == "Remove":
             self.world.remove_robot(cmd.robot_id)
             ep = self.robots.pop(cmd.robot_id, None)
@@ -306,14 +319,15 @@ class Server:
             self.clock.begin_cycle()
             await self._handle_registrations()
             self._handle_viewers()
-            if not self._stepping and self.opt.autostart and len(self.robots) >= self.opt.autostart:
-                # Let the answers to the last keep-alive arrive and drop them, so that the first
-                # step sees only answers to real Measures: the run then depends on the seed alone.
-                await asyncio.sleep(START_SETTLE_S)
-                for ep in self.robots.values():
-                    ep.take()
+            if not self._started and self.opt.autostart and len(self.robots) >= self.opt.autostart:
+                if not self._stepping:
+                    # Let the answers to the last keep-alive arrive and drop them, so that the first
+                    # step sees only answers to real Measures: the run then depends on the seed alone.
+                    await asyncio.sleep(START_SETTLE_S)
+                    for ep in self.robots.values():
+                        ep.take()
                 self.world.start()
-                self._stepping = True
+                self._stepping = self._started = True
             if self._stepping and self.robots:
                 actions = self._collect_actions()
                 self.world.step(actions)
