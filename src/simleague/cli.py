@@ -48,6 +48,8 @@ def _check_mode(mode: str) -> None:
 LabOpt = typer.Option(None, "--lab", help="Lab file (default: the bundled default lab).")
 GridOpt = typer.Option(None, "--grid", help="Grid file (default: the bundled grid).")
 ParamsOpt = typer.Option(None, "--params", help="Parameters file, e.g. an rmi *-config.xml (default: 2008 rules).")
+WebOpt = typer.Option(None, "--web", help="Serve the web viewer on this TCP port (0: any free port).")
+WebHostOpt = typer.Option("127.0.0.1", "--web-host", help="Address the web viewer binds.")
 
 
 @ciberrato.command()
@@ -58,10 +60,13 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
           autostart: int = typer.Option(0, help="Start when this many robots registered (0: wait for a viewer's Start)."),
           seed: int = typer.Option(0, help="Seed of every random stream."),
           scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
+          web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
           verbose: bool = typer.Option(False, "--verbose", "-v")):
     """Run the simulator for agents and viewers speaking the original protocol."""
     from .ciberrato.server import Server, ServerOptions
+    from .ciberrato.web import LiveView
     from .ciberrato.world import World
+    from .viewer.server import ViewerOptions, WebViewer
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     _check_mode(mode)
@@ -75,7 +80,21 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
     async def main():
         await server.start()
         err.print(f"CiberRato simulator on udp://{host}:{server.port} ({mode}); lab {sc.lab.name!r}")
-        await server.run()
+        if web is None:
+            return await server.run()
+        viewer = WebViewer(ViewerOptions(web_host, web))
+        live = LiveView(server, viewer)
+        try:
+            await viewer.start()
+        except OSError as exc:
+            _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+        err.print(f"web viewer at {viewer.url}")
+        live_task = asyncio.create_task(live.run())
+        try:
+            await server.run()
+        finally:
+            live_task.cancel()
+            await viewer.close()
 
     try:
         asyncio.run(main())
@@ -105,7 +124,10 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
           scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
           log: Optional[Path] = typer.Option(None, help="Write a log of every cycle (JSON lines; .gz compresses)."),
           port: int = typer.Option(0, help="UDP registration port (0: any free port)."),
-          as_json: bool = typer.Option(False, "--json", help="Print the result as JSON.")):
+          as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+          web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
+          linger: float = typer.Option(-1, help="With --web: seconds the page keeps showing the end "
+                                                "(negative: until Ctrl-C).")):
     """Run a whole trial with sample agents over UDP and print the score table."""
     from .ciberrato.scoring import RULES
     from .ciberrato.trial import TrialError, TrialOptions, run_trial
@@ -116,7 +138,8 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
     if agents < 0:
         _fail("--agents must be 0 or more")
     sc = _scenario(lab, grid, params)
-    opts = TrialOptions(agents=agents, wait_for=wait_for, mode=mode, seed=seed, scoring=scoring, log=log, port=port)
+    opts = TrialOptions(agents=agents, wait_for=wait_for, mode=mode, seed=seed, scoring=scoring, log=log, port=port,
+                        web_port=web, web_host=web_host, web_linger=linger)
     console = Console(stderr=True)
     live = Live(console=console, transient=True, auto_refresh=False) if console.is_terminal and not as_json else None
 
@@ -126,18 +149,29 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
                                for i, r in sorted(world.robots.items()))
             live.update(f"cycle {world.time}/{world.params.sim_time}  {robots}", refresh=True)
 
+    def show(result):
+        if live:
+            live.stop()
+        if as_json:
+            typer.echo(json.dumps(result, indent=2, sort_keys=True))
+        else:
+            Console().print(_table(result))
+        if web is not None and linger:
+            err.print("the web viewer keeps showing the end" + (" (Ctrl-C to quit)" if linger < 0 else ""))
+
+    def web_ready(url):
+        err.print(f"web viewer at {url}")
+
     try:
         if live:
             with live:
-                result = run_trial(sc, opts, progress)
+                run_trial(sc, opts, progress, show, web_ready)
         else:
-            result = run_trial(sc, opts, progress)
+            run_trial(sc, opts, progress, show, web_ready)
     except TrialError as exc:
         _fail(str(exc))
-    if as_json:
-        typer.echo(json.dumps(result, indent=2, sort_keys=True))
-    else:
-        Console().print(_table(result))
+    except KeyboardInterrupt:
+        pass
 
 
 @ciberrato.command()
@@ -160,6 +194,29 @@ def plot(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato 
     except PlotError as exc:
         _fail(str(exc))
     err.print(f"wrote {out}")
+
+
+@ciberrato.command()
+def replay(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato trial --log FILE)."),
+           web: int = typer.Option(8080, "--web", help="TCP port of the page (0: any free port)."),
+           web_host: str = WebHostOpt):
+    """Play a logged trial in the web viewer: play/pause, speed, seek, step by one cycle."""
+    from .ciberrato.web import ReplayError, serve_replay
+    from .viewer.server import ViewerOptions
+
+    async def main():
+        try:
+            await serve_replay(log, ViewerOptions(web_host, web),
+                               lambda viewer: err.print(f"replay of {log} at {viewer.url} (Ctrl-C to quit)"))
+        except ReplayError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
 
 
 msl = typer.Typer(help="MSL simulated matches: middleware, pausers, team client, demo (thesis, seed 003).",

@@ -34,8 +34,8 @@ MAX_DATAGRAMS_PER_CYCLE = 16
 MAX_PENDING_REGISTRATIONS = 64
 MAX_VIEWERS = 32
 MAX_PENDING_COMMANDS = 64      # commands from other front ends (the web panel) between two cycles
-MEASURES_BUFFER = 4096
-START_SETTLE_S = 0.2          # quiet time between the last keep-alive and the first step        # the original clients' receive buffer for Measures
+MEASURES_BUFFER = 4096         # the original clients' receive buffer for Measures
+START_SETTLE_S = 0.2          # quiet time between the last keep-alive and the first step
 
 
 class _RateLimitedLog:
@@ -340,4 +340,5 @@ class Server:
                 await self.clock.wait(self._everyone_answered)
             else:
                 self._send_waiting()
-                await asyncio.sleep(min(self.clock.cycle_s, 0.05) if self.opt.mode != "realtime" else self.clock.cycle_s)
+                idle = self.clock.cycle_s if self.opt.mode == "realtime" else min(self.clock.cycle_s, 0.05)
+                await asyncio.sleep(idle)

@@ -20,7 +20,9 @@ from typing import Callable
 from .. import recorder
 from . import messages as M
 from .scenario import Scenario
+from ..viewer.server import ViewerOptions, WebViewer
 from .server import CycleReport, Server, ServerOptions
+from .web import LiveView
 from .world import World
 
 LOG_FORMAT = "simleague-ciberrato"
@@ -34,7 +36,9 @@ class TrialError(Exception):
 class TrialOptions:
     """``agents`` sample agents to start, ``wait_for`` robots to wait for (default: ``agents``),
     clock ``mode``, ``seed``, ``scoring``, ``log`` path, ``host``/``port`` (0: any free port),
-    ``register_timeout`` (s) for the robots to register."""
+    ``register_timeout`` (s) for the robots to register; ``web_port`` serves the web viewer on
+    ``web_host`` (None: no viewer, 0: any free port), and after the end it keeps showing the final
+    state for ``web_linger`` s (negative: until cancelled)."""
 
     agents: int = 3
     wait_for: int | None = None
@@ -45,6 +49,9 @@ class TrialOptions:
     host: str = "127.0.0.1"
     port: int = 0
     register_timeout: float = 60.0
+    web_port: int | None = None
+    web_host: str = "127.0.0.1"
+    web_linger: float = 0.0
 
 
 def _action_record(a) -> dict:
@@ -67,7 +74,8 @@ def score_table(world: World) -> list[dict]:
     return rows
 
 
-async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World], None] | None) -> dict:
+async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World], None] | None,
+               on_result: Callable[[dict], None] | None, on_web: Callable[[str], None] | None) -> dict:
     world = World(scenario, seed=opt.seed, scoring=opt.scoring)
     expected = opt.wait_for if opt.wait_for is not None else opt.agents
     if expected < 1:
@@ -99,7 +107,45 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
     try:
         await server.start()
     except OSError as exc:
+        if rec:
+            rec.close()
         raise TrialError(f"cannot bind UDP {opt.host}:{opt.port}: {exc.strerror}") from None
+    viewer, live_task = None, None
+    if opt.web_port is not None:
+        viewer = WebViewer(ViewerOptions(opt.web_host, opt.web_port))
+        live = LiveView(server, viewer)
+        try:
+            await viewer.start()
+        except OSError as exc:
+            server.close()
+            if rec:
+                rec.close()
+            raise TrialError(f"cannot serve the web viewer on {opt.web_host}:{opt.web_port}: "
+                             f"{exc.strerror or exc}") from None
+        live_task = asyncio.create_task(live.run())
+        if on_web:
+            on_web(viewer.url)
+    try:
+        result = await _play(scenario, opt, server, expected)
+        if rec:
+            rec.result(result)
+        if on_result:
+            on_result(result)
+        if viewer and opt.web_linger:
+            live.publish()
+            await (asyncio.sleep(opt.web_linger) if opt.web_linger > 0 else asyncio.Event().wait())
+        return result
+    finally:
+        if rec:
+            rec.close()
+        if live_task:
+            live_task.cancel()
+        if viewer:
+            await viewer.close()
+
+
+async def _play(scenario: Scenario, opt: TrialOptions, server: Server, expected: int) -> dict:
+    """Start the agents, wait for the robots, serve the trial to its end; the result."""
     procs: list[subprocess.Popen] = []
     try:
         for i in range(1, opt.agents + 1):
@@ -128,19 +174,18 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-    table = score_table(server.world)
-    result = {"lab": scenario.lab.name, "seed": opt.seed, "scoring": opt.scoring, "mode": opt.mode,
-              "cycles": server.world.time, "sim_time": scenario.params.sim_time, "robots": table}
-    if rec:
-        rec.result(result)
-        rec.close()
-    return result
+    return {"lab": scenario.lab.name, "seed": opt.seed, "scoring": opt.scoring, "mode": opt.mode,
+            "cycles": server.world.time, "sim_time": scenario.params.sim_time,
+            "robots": score_table(server.world)}
 
 
 def run_trial(scenario: Scenario, options: TrialOptions,
-              progress: Callable[[World], None] | None = None) -> dict:
+              progress: Callable[[World], None] | None = None,
+              on_result: Callable[[dict], None] | None = None,
+              on_web: Callable[[str], None] | None = None) -> dict:
     """Run a trial to its end and return the result: lab, seed, cycles and the ranked robots.
 
-    Raises :class:`TrialError`. ``progress(world)`` is called after every cycle.
+    Raises :class:`TrialError`. ``progress(world)`` is called after every cycle, ``on_result(result)``
+    at the end (before the web viewer's linger), ``on_web(url)`` once the web viewer listens.
     """
-    return asyncio.run(_run(scenario, options, progress))
+    return asyncio.run(_run(scenario, options, progress, on_result, on_web))

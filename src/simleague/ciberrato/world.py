@@ -356,19 +356,32 @@ class World:
                            bool(self.coll_wall[i] or self.coll_robot[i]),
                            self._shown_state.get(robot_id, rec.state))
 
+    def obstacle_view(self, robot_id: int) -> tuple[list[float], list[float]]:
+        """For viewers that draw the obstacle sensors' cones: the sensors' angles on the rim
+        (degrees, sensor 0 first) and their values after the last step, as the robot measured
+        them (noise and latency included; 1/distance in u_m, spec "Sensors")."""
+        i = robot_id - 1
+        values = self._measured["ir"][i] if self._measured is not None else []
+        return [math.degrees(a) for a in self.ir_angles[i]], list(values)
+
     def snapshot(self) -> dict:
-        """A compact, JSON-ready picture of the world: time, state and per-robot pose/LEDs/score."""
-        return {
-            "time": self.time, "state": self.state,
-            "robots": [
-                {"id": rid, "name": r.name, "x": round(float(self.x[rid - 1]), 6),
-                 "y": round(float(self.y[rid - 1]), 6), "dir": round(math.degrees(self.theta[rid - 1]), 4),
-                 "leds": [bool(v) for v in self.leds[rid - 1]], "state": self.records[rid].state,
-                 "score": self.records[rid].score, "collisions": self.records[rid].collisions,
-                 "collision": bool(self.coll_wall[rid - 1] or self.coll_robot[rid - 1]),
-                 "visited": self.records[rid].visited_mask}
-                for rid, r in sorted(self.robots.items())],
-        }
+        """A compact, JSON-ready picture of the world: ``time`` (cycles), ``state`` and per robot
+        (ascending id) its pose (``x``, ``y`` in u_m, ``dir`` in degrees), ``leds`` (end,
+        returning, visiting), the scoreboard (``state``, ``score``, ``collisions``, ``visiting_time``,
+        ``returning_time``, ``visited`` mask) and ``rank`` (1 = first by the rules' ranking,
+        2008 rules section 5.5); ``collision`` is true while it touches a wall or robot."""
+        order = sorted(self.records, key=lambda rid: (self.rules.ranking_key(self.records[rid]), rid))
+        rank = {rid: n for n, rid in enumerate(order, 1)}
+        robots = []
+        for rid, r in sorted(self.robots.items()):
+            i, rec = rid - 1, self.records[rid]
+            robots.append({
+                "id": rid, "name": r.name, "x": round(float(self.x[i]), 6), "y": round(float(self.y[i]), 6),
+                "dir": round(math.degrees(self.theta[i]), 4), "leds": [bool(v) for v in self.leds[i]],
+                "state": rec.state, "score": rec.score, "collisions": rec.collisions,
+                "collision": bool(self.coll_wall[i] or self.coll_robot[i]), "visited": rec.visited_mask,
+                "visiting_time": rec.visiting_time, "returning_time": rec.returning_time, "rank": rank[rid]})
+        return {"time": self.time, "state": self.state, "robots": robots}
 
 
 class _LazyPath:

@@ -1,0 +1,322 @@
+"""The web viewer in a real browser: Debian's chromium, headless, driven by playwright.
+
+Each test starts the real command line (``python -m simleague.cli ...``) as a process with the
+page on a free port, opens the page and checks what it drew: ``window.simleague.drawn`` holds the
+lab coordinates and pixels of every robot drawn in the last frame, and the pixels themselves are
+read back from a screenshot of the canvas. A screenshot of a live trial on the 2008 final lab is
+kept in ``build/`` as an artifact (and shown in the README).
+"""
+
+import base64
+import io
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import matplotlib.image
+import pytest
+from playwright.sync_api import sync_playwright
+
+from golden import LABS
+from simleague.recorder import read_log
+
+LAB = LABS / "CiberRato2008" / "Ciber2008_FinalLab.xml"
+GRID = LABS / "CiberRato2008" / "Ciber2008_FinalGrid.xml"
+BUILD = Path(__file__).resolve().parent.parent / "build"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PALETTE = ["#d62728", "#1f77b4", "#2ca02c"]          # robots 1..3 in ciberrato.js
+
+
+class Cli:
+    """A ``simleague`` process whose stderr lines are collected by a thread."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([sys.executable, "-m", "simleague.cli", *map(str, args)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        for line in self.proc.stderr:
+            self.lines.put(line)
+
+    def wait_for(self, pattern: str, timeout: float = 60.0) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while True:
+            for line in self.seen:
+                if m := re.search(pattern, line):
+                    return m
+            left = deadline - time.monotonic()
+            assert left > 0 and self.proc.poll() is None, f"no {pattern!r} in {self.seen}"
+            try:
+                self.seen.append(self.lines.get(timeout=min(left, 0.5)))
+            except queue.Empty:
+                pass
+
+    def url(self) -> str:
+        return self.wait_for(r"(http://127\.0\.0\.1:\d+/)").group(1)
+
+    def stop(self, sig=signal.SIGINT):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def cli():
+    started: list[Cli] = []
+
+    def start(*args):
+        started.append(Cli(*args))
+        return started[-1]
+
+    yield start
+    for c in started:
+        c.stop()
+        c.stop(signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 760})
+    pg = context.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert errors == [], f"the page raised: {errors}"
+
+
+def drawn(pg) -> dict:
+    return {int(k): v for k, v in pg.evaluate("window.simleague.drawn").items()}
+
+
+def picture(pg):
+    """What the canvas shows, where the robots are in it and which cycle it is, read in one go
+    (the page keeps drawing in between two calls): ((H, W, 3) floats in canvas pixels, drawn
+    robots with the scale in pixels per u_m, cycle)."""
+    got = pg.evaluate("""(() => ({png: document.getElementById('canvas').toDataURL('image/png'),
+        drawn: window.simleague.drawn, t: window.simleague.frame.t, ratio: window.devicePixelRatio,
+        scale: window.simleague.toPixel(1, 0)[0] - window.simleague.toPixel(0, 0)[0]}))()""")
+    assert got["ratio"] == 1
+    png = base64.b64decode(got["png"].split(",", 1)[1])
+    pixels = matplotlib.image.imread(io.BytesIO(png), format="png")[:, :, :3]
+    robots = {int(k): {**v, "scale": got["scale"]} for k, v in got["drawn"].items()}
+    return pixels, robots, got["t"]
+
+
+def rgb(hex_colour: str):
+    return [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+
+
+def assert_robot_drawn(pixels, robot: dict, colour: str):
+    """The body of the robot, behind its centre (away from the white heading line), has its colour."""
+    import math
+    a = math.radians(robot["dir"])
+    scale = robot["scale"]
+    px = robot["px"] - 0.25 * scale * math.cos(a)
+    py = robot["py"] + 0.25 * scale * math.sin(a)
+    got = pixels[int(round(py)), int(round(px))]
+    assert max(abs(g - w) for g, w in zip(got, rgb(colour))) < 0.08, (robot, got, colour)
+
+
+def last_record_per_cycle(cycles: list[dict]) -> dict[int, dict[int, dict]]:
+    """cycle -> robot id -> the log's record of that robot at the end of that cycle."""
+    return {c["time"]: {r["id"]: r for r in c["robots"]} for c in cycles}
+
+
+def seek(pg, cycle: int):
+    pg.evaluate("c => { const s = document.getElementById('seek'); s.value = c; "
+                "s.dispatchEvent(new Event('input')); }", cycle)
+    pg.wait_for_function(f"window.simleague.frame.t === {cycle}")
+
+
+def assert_replay_shows(pg, at: dict, cycle: int):
+    """The page shows, and has drawn, every robot where the log has it at ``cycle``."""
+    pg.wait_for_function(f"window.simleague.frame.t === {cycle}")
+    pixels, shown, t = picture(pg)
+    assert t == cycle and sorted(shown) == sorted(at[cycle])
+    for rid, r in at[cycle].items():
+        assert shown[rid]["x"] == pytest.approx(r["x"], abs=1e-3)
+        assert shown[rid]["y"] == pytest.approx(r["y"], abs=1e-3)
+        assert_robot_drawn(pixels, shown[rid], PALETTE[rid - 1])
+
+
+def test_live_trial_on_the_final_lab(cli, page, tmp_path):
+    """The issue's own command (with a free port): lab and robots drawn, moving; a screenshot."""
+    log = tmp_path / "final.jsonl"
+    trial = cli("ciberrato", "trial", "--lab", LAB, "--grid", GRID, "--agents", 3, "--mode", "realtime",
+                "--web", 0, "--log", log)
+    page.goto(trial.url())
+    page.wait_for_function("window.simleague.frame && window.simleague.frame.state === 'Running' "
+                           "&& window.simleague.frame.t > 20", timeout=60_000)
+    assert page.locator("#lab-name").inner_text() == "lab de teste"
+    first = drawn(page)
+    t_first = page.evaluate("window.simleague.frame.t")
+    page.wait_for_function(f"window.simleague.frame.t > {t_first + 10}", timeout=10_000)
+    second = drawn(page)
+    assert sorted(first) == sorted(second) == [1, 2, 3]
+    moved = [k for k in first if (first[k]["x"], first[k]["y"]) != (second[k]["x"], second[k]["y"])]
+    assert moved, "no robot moved between two frames"
+    assert all((first[k]["px"], first[k]["py"]) != (second[k]["px"], second[k]["py"]) for k in moved)
+
+    page.check("#show-cones")
+    page.wait_for_function("window.simleague.frame.t > 120", timeout=30_000)   # some trail to show
+    BUILD.mkdir(exist_ok=True)
+    page.screenshot(path=str(BUILD / "ciberrato-web-final.png"))
+
+    pixels, robots, _ = picture(page)
+    # the walls (height 2 or more) are drawn shaded, the floor between them is light
+    walls = page.evaluate("""(() => { const lab = window.simleague.scene.lab;
+        return lab.walls.filter(([h]) => h > 0).map(([h, c]) => window.simleague.toPixel(
+            c.reduce((s, p) => s + p[0], 0) / c.length, c.reduce((s, p) => s + p[1], 0) / c.length)); })()""")
+    grey = [p for p in walls if pixels[int(p[1]), int(p[0])].max() < 0.6]
+    assert len(grey) >= 0.8 * len(walls), f"only {len(grey)} of {len(walls)} wall centres drawn dark"
+    floor = page.evaluate("window.simleague.toPixel(27.5, 0.3)")
+    assert pixels[int(floor[1]), int(floor[0])].min() > 0.9
+    for rid, colour in zip((1, 2, 3), PALETTE):
+        assert_robot_drawn(pixels, robots[rid], colour)
+    rows = page.locator("#scoreboard tbody tr").all_inner_texts()
+    assert len(rows) == 3 and all("Running" in r for r in rows), rows
+
+    trial.stop()                                   # Ctrl-C: the log so far is kept, readable
+    assert trial.proc.returncode == 0
+    header, cycles, _ = read_log(log)
+    assert len(cycles) > 120 and {r["id"] for r in cycles[-1]["robots"]} == {1, 2, 3}
+
+    # the replay of that log shows the same trajectories
+    replay = cli("ciberrato", "replay", log, "--web", 0)
+    page.goto(replay.url())
+    page.wait_for_function("window.simleague.mode === 'replay' && window.simleague.frame")
+    at = last_record_per_cycle(cycles)
+    for cycle in (1, 60, 120):
+        seek(page, cycle)
+        assert_replay_shows(page, at, cycle)
+
+
+def test_start_stop_reset_from_the_page_reach_the_agent(cli, page):
+    import socket
+
+    server = cli("ciberrato", "serve", "--port", 0, "--web", 0, "--mode", "realtime")
+    udp_port = int(server.wait_for(r"udp://127\.0\.0\.1:(\d+)").group(1))
+    url = server.url()
+    robot = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    robot.settimeout(3)
+    robot.sendto(b'<Robot Name="tester" Id="1"/>', ("127.0.0.1", udp_port))
+    _, peer = robot.recvfrom(1024)
+    seen = {"buttons": None, "time": 0}
+    running = threading.Event()
+    running.set()
+
+    def drive():
+        from simleague.ciberrato import messages as M
+        while running.is_set():
+            try:
+                m = M.parse_measures(robot.recvfrom(4096)[0])
+            except (socket.timeout, OSError):
+                continue
+            seen["buttons"], seen["time"] = m.buttons, m.time
+            robot.sendto(b'<Actions LeftMotor="0.08" RightMotor="0.1"/>', peer)
+
+    driver = threading.Thread(target=drive, daemon=True)
+    driver.start()
+    try:
+        page.goto(url)
+        page.wait_for_function("window.simleague.frame && window.simleague.frame.r.length === 1")
+        assert seen["buttons"] == (False, True)
+        before = drawn(page)[1]
+        page.click("#start")
+        page.wait_for_function("window.simleague.frame.state === 'Running' && window.simleague.frame.t > 10")
+        assert seen["buttons"] == (True, False)          # the agent saw Start
+        after = drawn(page)[1]
+        assert (after["px"], after["py"]) != (before["px"], before["py"])
+
+        page.click("#stop")
+        page.wait_for_function("window.simleague.frame.state === 'Stopped'")
+        time.sleep(0.3)
+        assert seen["buttons"] == (False, True)          # ... and Stop
+        stopped = drawn(page)[1]
+        time.sleep(0.3)
+        assert drawn(page)[1] == stopped                 # nothing moves while stopped
+
+        page.select_option("#remove-robot", "1")
+        page.click("#remove")
+        page.wait_for_function("document.querySelector('#scoreboard tbody').innerText.includes('Removed')")
+        page.click("#reset")
+        page.wait_for_function("window.simleague.frame.r.length === 0")
+    finally:
+        running.clear()
+        driver.join(5)
+        robot.close()
+
+
+def test_replay_seeks_steps_and_plays_the_logged_trajectories(cli, page, tmp_path):
+    log = tmp_path / "trial.jsonl"
+    params = tmp_path / "params.xml"
+    params.write_text('<Parameters SimTime="400"/>')
+    trial = cli("ciberrato", "trial", "--agents", 3, "--mode", "lockstep", "--params", params, "--log", log,
+                "--json")
+    trial.proc.wait(timeout=120)
+    assert trial.proc.returncode == 0
+    _, cycles, _ = read_log(log)
+    at = last_record_per_cycle(cycles)
+
+    replay = cli("ciberrato", "replay", log, "--web", 0)
+    page.goto(replay.url())
+    page.wait_for_function("window.simleague.mode === 'replay' && window.simleague.frame")
+    assert page.is_visible("#player") and not page.is_visible("#panel")
+
+    seek(page, 250)
+    assert_replay_shows(page, at, 250)
+    assert "cycle 250 / 400" in page.locator("#clock").inner_text()
+    page.click("#step-forward")
+    assert_replay_shows(page, at, 251)
+    page.click("#step-back")
+    page.click("#step-back")
+    assert_replay_shows(page, at, 249)
+    seek(page, 100)
+    assert_replay_shows(page, at, 100)
+
+    page.select_option("#speed", "16")
+    page.click("#play")
+    page.wait_for_function("window.simleague.frame.t >= 200", timeout=10_000)
+    page.click("#play")                                  # pause
+    paused = page.evaluate("window.simleague.frame.t")
+    time.sleep(0.3)
+    assert page.evaluate("window.simleague.frame.t") == paused
+    assert_replay_shows(page, at, paused)
+
+
+def test_fast_mode_page_shows_the_latest_cycle(cli, page, tmp_path):
+    """In fast mode the simulation runs far ahead of any page; the page shows the newest state
+    (frames are skipped, not queued) and has the final cycle as soon as the trial ends."""
+    params = tmp_path / "params.xml"
+    params.write_text('<Parameters SimTime="1500"/>')
+    trial = cli("ciberrato", "trial", "--agents", 2, "--mode", "fast", "--params", params, "--web", 0,
+                "--linger", 20, "--json")
+    page.goto(trial.url())
+    page.wait_for_function("window.simleague.frame && window.simleague.frame.t === 1500", timeout=60_000)
+    received = page.evaluate("window.simleague.messages")
+    assert received < 1500                               # it skipped frames rather than queueing them
+    rows = page.locator("#scoreboard tbody tr").all_inner_texts()
+    assert len(rows) == 2
