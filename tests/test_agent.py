@@ -45,3 +45,25 @@ def test_sample_agent_finishes_a_2008_lab_over_udp():
     assert robot["visited"] == "1"
     # 2008 rules: I = 300; the visit takes 100 and the return signal another 100
     assert robot["score"] < 100
+
+
+def test_planning_window_holds_what_is_known_and_no_more_than_a_lab_beyond_it():
+    from simleague.ciberrato.agent import HALF, LAB_MAX, RES
+
+    brain = Brain(1)
+    brain.th = 0.0
+    rows, cols = brain._window()                 # nothing known: a lab's size on every side
+    size = lambda s: (s.stop - s.start) * RES    # noqa: E731
+    assert size(rows) >= 2 * LAB_MAX[0] and size(cols) >= 2 * LAB_MAX[1] - 1
+    # walls seen 10 u_m east and 5 u_m south of the start: the lab lies within LAB_MAX of them
+    for x, y in ((10.0, 0.0), (0.0, -5.0)):
+        r, c = brain._cell(x, y)
+        brain.logodds[r, c] = 4.0
+    rows, cols = brain._window()
+    west, east = cols.start * RES - HALF, cols.stop * RES - HALF
+    south, north = rows.start * RES - HALF, rows.stop * RES - HALF
+    assert west <= -0.1 and east >= 10.25 and south <= -5.0 and north >= 0.25
+    assert east - west <= 2 * LAB_MAX[1] - 10 + 1.5 and north - south <= 2 * LAB_MAX[0] - 5 + 1.5
+    assert 10.0 - west <= LAB_MAX[1] + 1.0 and north + 5.0 <= LAB_MAX[0] + 1.0
+    brain._plan()                                # plans inside it, to the nearest unknown place
+    assert brain.path and all(west <= x <= east and south <= y <= north for x, y in brain.path)

@@ -20,7 +20,9 @@ as the compass gives them.
   a bearing that led nowhere, or for a beacon never seen, it explores: the nearest unknown place
   at least 2.5 u_m away, preferring what lies ahead, kept until it is known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
-  radius, unknown cells passable at a higher cost (higher still on the way home); followed towards
+  radius, unknown cells passable at a higher cost (higher still on the way home), searched only
+  in the part of the map that can still hold the lab (no lab of any edition is larger than
+  :data:`LAB_MAX`; this halves the agent's time per cycle); followed towards
   the farthest path point in straight sight, replanned every few cycles or when the map blocks it.
   A wall less than 0.25 u_m ahead stops the forward motion; repeated bumps make it back off.
 
@@ -31,6 +33,7 @@ to a simulator with :class:`~simleague.ciberrato.client.Client`.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 from collections import deque
@@ -57,6 +60,8 @@ SIGHT = 2.5                     # u_m: the farthest path point steered for, if i
 REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon is not placed
 REPLAN_EVERY = 6
+LAB_MAX = (17.5, 28.0)          # u_m: the largest lab extent along y and x (every lab of every edition
+                                # is 28 x 14 or 17.5 x 17.5): planning stays within what can be the lab
 HOME_TOLERANCE = 0.2
 
 
@@ -71,33 +76,39 @@ def _disk(radius_cells: float) -> np.ndarray:
 
 
 class _Grid:
-    """The 8-connected N x N grid as a sparse graph whose edge weights change per plan."""
+    """An 8-connected ``h`` x ``w`` grid as a sparse directed graph (every edge both ways, so that
+    Dijkstra needs no conversion) whose edge weights change per plan."""
 
-    def __init__(self):
-        idx = np.arange(N * N).reshape(N, N)
+    def __init__(self, h: int, w: int):
+        self.shape = (h, w)
+        idx = np.arange(h * w).reshape(h, w)
         us, vs, ls = [], [], []
         for dy, dx in ((0, 1), (1, 0), (1, 1), (1, -1)):
-            a = idx[0:N - dy, max(0, -dx):N - max(0, dx)]
-            b = idx[dy:N, max(0, dx):N - max(0, -dx)]
+            a = idx[0:h - dy, max(0, -dx):w - max(0, dx)]
+            b = idx[dy:h, max(0, dx):w - max(0, -dx)]
             us.append(a.ravel())
             vs.append(b.ravel())
             ls.append(np.full(a.size, math.hypot(dx, dy) * RES))
-        self.u, self.v, self.length = np.concatenate(us), np.concatenate(vs), np.concatenate(ls)
-        self.graph = csr_matrix((np.ones_like(self.length), (self.u, self.v)), shape=(N * N, N * N))
+        u, v, length = np.concatenate(us), np.concatenate(vs), np.concatenate(ls)
+        self.u, self.v = np.concatenate([u, v]), np.concatenate([v, u])
+        self.length = np.concatenate([length, length])
+        self.graph = csr_matrix((np.ones_like(self.length), (self.u, self.v)), shape=(h * w, h * w))
         # position of each (u, v) edge in the csr data array, to refill the weights in place
         order = np.lexsort((self.v, self.u))
         self.slot = np.empty_like(order)
         self.slot[order] = np.arange(len(order))
 
     def shortest(self, cell_cost: np.ndarray, start: int):
-        """Distances and predecessors from ``start``; an edge costs its length times the mean of
-        its two cells' costs."""
+        """Distances and predecessors from ``start`` (flat index); an edge costs its length times
+        the mean of its two cells' costs (``cell_cost`` flat, ``h * w``)."""
         w = self.length * (cell_cost[self.u] + cell_cost[self.v]) * 0.5
         self.graph.data[self.slot] = w
-        return dijkstra(self.graph, directed=False, indices=start, return_predecessors=True)
+        return dijkstra(self.graph, directed=True, indices=start, return_predecessors=True)
 
 
-_GRID: _Grid | None = None
+@functools.lru_cache(maxsize=32)
+def _grid(h: int, w: int) -> _Grid:
+    return _Grid(h, w)
 
 
 class Brain:
@@ -110,9 +121,6 @@ class Brain:
 
     def __init__(self, n_beacons: int, compass_latency: int = 4, beacon_latency: int = 4,
                  requestable: bool = True, max_requests: int = 4):
-        global _GRID
-        if _GRID is None:
-            _GRID = _Grid()
         self.n_beacons = n_beacons
         self.compass_latency, self.beacon_latency = compass_latency, beacon_latency
         self.requestable, self.max_requests = requestable, max_requests
@@ -138,6 +146,7 @@ class Brain:
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
         self.explore_target: int | None = None
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
+        self.planned_occupied = np.zeros((N, N), dtype=bool)   # walls known when last planned
         yy, xx = np.mgrid[-12:13, -12:13]
         self._patch = (xx * RES, yy * RES)      # offsets of a 6.25 x 6.25 u_m window, for the IR cones
 
@@ -247,13 +256,31 @@ class Brain:
 
     # -- planning -----------------------------------------------------------------------------
 
-    def _costs(self) -> tuple[np.ndarray, np.ndarray]:
-        occupied = self.logodds > OCCUPIED
-        blocked = ndimage.binary_dilation(occupied, _disk(0.5 / RES))
-        near = ndimage.binary_dilation(occupied, _disk(0.9 / RES))
+    def _window(self) -> tuple[slice, slice]:
+        """The part of the map that can hold the lab: along each axis, at most ``LAB_MAX`` beyond
+        the extent of what is known (and of the robot), never less than that extent."""
+        known = np.abs(self.logodds) >= 0.3
         r0, c0 = self._cell(self.x, self.y)
+        window = []
+        for axis, (here, size) in enumerate(((r0, LAB_MAX[0]), (c0, LAB_MAX[1]))):
+            seen = np.flatnonzero(known.any(axis=1 - axis))
+            lo = min(here, int(seen[0])) if seen.size else here
+            hi = max(here, int(seen[-1])) if seen.size else here
+            reach = int(math.ceil(size / RES)) + 2
+            window.append(slice(max(0, min(lo, hi - reach)), min(N, max(hi, lo + reach) + 1)))
+        return window[0], window[1]
+
+    def _costs(self, logodds: np.ndarray, here: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Cell costs and blocked cells of a piece of the map; ``here`` is the robot's cell in it."""
+        occupied = logodds > OCCUPIED
+        # distance (cells) to the nearest occupied cell: blocked within the robot's radius, "near"
+        # within 0.9 u_m (as dilating by discs of those radii)
+        clearance = ndimage.distance_transform_edt(~occupied) if occupied.any() else np.full(occupied.shape, np.inf)
+        blocked = clearance <= 0.5 / RES
+        near = clearance <= 0.9 / RES
+        r0, c0 = here
         blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False    # never wall the robot in
-        unknown = np.abs(self.logodds) < 0.3
+        unknown = np.abs(logodds) < 0.3
         # going home, the way already driven is safer than a short cut through the unknown
         cost = np.where(near, 2.0, np.where(unknown, 3.0 if self.phase == "home" else 1.5, 1.0))
         return np.where(blocked, 1e3, cost), blocked
@@ -285,31 +312,40 @@ class Brain:
         return None if best is None else best[1]
 
     def _plan(self) -> None:
-        cost, blocked = self._costs()
+        rows, cols = self._window()
+        h, w = rows.stop - rows.start, cols.stop - cols.start
+        r0, c0 = self._cell(self.x, self.y)
+        here = (r0 - rows.start, c0 - cols.start)
+        cost, blocked = self._costs(self.logodds[rows, cols], here)
         flat = cost.ravel()
-        start = int(np.ravel_multi_index(self._cell(self.x, self.y), (N, N)))
-        dist, pred = _GRID.shortest(flat, start)
+        start = here[0] * w + here[1]
+        dist, pred = _grid(h, w).shortest(flat, start)
+        yy, xx = np.ogrid[0:h, 0:w]
         goal = self._goal()
         if goal is not None:
             self.explore_target = None
-            target = int(np.ravel_multi_index(self._cell(*goal), (N, N)))
-            if not np.isfinite(dist[target]) or flat[target] >= 1e3:
-                # the goal lies in a wall of the map: the nearest reachable cell around it instead
-                r, c = self._cell(*goal)
-                yy, xx = np.ogrid[0:N, 0:N]
+            r, c = self._cell(*goal)
+            r, c = r - rows.start, c - cols.start
+            target = r * w + c if 0 <= r < h and 0 <= c < w else -1
+            if target < 0 or not np.isfinite(dist[target]) or flat[target] >= 1e3:
+                # the goal lies in a wall of the map or outside what can be the lab: the nearest
+                # reachable cell around it instead
                 near_goal = np.hypot(yy - r, xx - c) * RES
                 reachable = np.isfinite(dist) & (flat < 1e3)
                 target = int(np.argmin(np.where(reachable, near_goal.ravel() + 0.1 * dist, np.inf)))
         else:
-            # explore: the nearest unknown place at least 1.5 u_m away (unknown cells are passable)
-            unknown = (np.abs(self.logodds) < 0.3) & ~blocked & ~self.tried
-            r0, c0 = self._cell(self.x, self.y)
-            yy, xx = np.ogrid[0:N, 0:N]
-            far = (np.hypot(yy - r0, xx - c0) * RES >= 2.5).ravel()
+            # explore: the nearest unknown place at least 2.5 u_m away (unknown cells are passable)
+            unknown = (np.abs(self.logodds[rows, cols]) < 0.3) & ~blocked & ~self.tried[rows, cols]
+            far = (np.hypot(yy - here[0], xx - here[1]) * RES >= 2.5).ravel()
             # prefer what lies ahead: turning round costs as much as 2 u_m of path
-            turn = np.abs((np.arctan2(yy - r0, xx - c0) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
+            turn = np.abs((np.arctan2(yy - here[0], xx - here[1]) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
             candidates = np.where(unknown.ravel() & far, dist + 2.0 / np.pi * 2 * turn, np.inf)
-            kept = self.explore_target
+            kept = None
+            if self.explore_target is not None:
+                r, c = divmod(self.explore_target, N)
+                r, c = r - rows.start, c - cols.start
+                if 0 <= r < h and 0 <= c < w:
+                    kept = r * w + c
             if kept is not None and unknown.ravel()[kept] and np.isfinite(dist[kept]):
                 target = kept                   # keep going where we were going: no dithering
             else:
@@ -317,21 +353,27 @@ class Brain:
                 if not np.isfinite(candidates[target]):
                     self.path, self.explore_target = [], None
                     return
-            self.explore_target = target
+            r, c = divmod(target, w)
+            self.explore_target = (r + rows.start) * N + c + cols.start
         path = []
         node = target
         while node != start and node >= 0 and len(path) < 4 * N:
-            path.append(self._centre(*divmod(int(node), N)))
+            r, c = divmod(int(node), w)
+            path.append(self._centre(r + rows.start, c + cols.start))
             node = int(pred[node])
         path.reverse()
         self.path = path
-        self.blocked = blocked
+        self.planned_occupied = self.logodds > OCCUPIED
+        self.blocked[:] = True                  # outside the window cannot be the lab
+        self.blocked[rows, cols] = blocked
 
     def _path_blocked(self) -> bool:
-        """True when the map now has a wall next to the next 2 u_m of the path."""
+        """True when the map has a new wall, not known when the path was planned, next to the
+        next 2 u_m of the path (a path squeezed past known walls is not replanned every cycle)."""
         for x, y in self.path[:8]:
             r, c = self._cell(x, y)
-            if (self.logodds[max(0, r - 1):r + 2, max(0, c - 1):c + 2] > OCCUPIED).any():
+            near = (slice(max(0, r - 1), r + 2), slice(max(0, c - 1), c + 2))
+            if (self.logodds[near] > OCCUPIED).any():
                 return True
         return False
 
