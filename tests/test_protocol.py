@@ -271,3 +271,49 @@ def test_viewer_protocol_grid_status_stop_remove_reset():
         assert data.startswith(b'<Reply Status="Ok">')
     finally:
         h.close()
+
+
+def test_the_original_c_and_java_client_libraries_byte_for_byte():
+    """Datagrams exactly as RobSock/croblink (C++: NUL-terminated, newline before the NUL,
+    multi-line SensorRequests) and ciberIF (Java: no NUL, Id before Name, Java's double
+    formatting such as 1.0E-4) send them; both read replies and Measures minus their last byte."""
+    from simleague.ciberrato.scenario import Parameters
+    h = Harness(mode="realtime", params=Parameters(cycle_time=20))
+    try:
+        c, java, viewer = sock(), sock(), sock()
+        reply, ca = register(c, h.port, b'<Robot Name="cclient" Id="1"></Robot>\0')
+        assert reply.startswith(b'<Reply Status="Ok">') and reply.endswith(b"\0")
+        init = (b'<Robot Id="2" Name="jclient" >  <IRSensor Id="0" Angle="0.0" />   <IRSensor Id="1" Angle="45.0" /> '
+                b'  <IRSensor Id="2" Angle="-45.0" />   <IRSensor Id="3" Angle="180.0" /> </Robot>')
+        reply, ja = register(java, h.port, init)
+        assert reply.startswith(b'<Reply Status="Ok">') and reply.endswith(b"\0")
+        _, va = register(viewer, h.port, b"<View/>")
+        viewer.sendto(b"<Start/>", va)
+        deadline = time.time() + 5
+        heard, visiting, c_moved, j_turned = [], False, False, False
+        while time.time() < deadline and not (heard and visiting and c_moved and j_turned):
+            mc = M.parse_measures(c.recvfrom(4096)[0])
+            mj = M.parse_measures(java.recvfrom(4096)[0])
+            if not mc.buttons[0]:
+                continue
+            c.sendto(b'<Actions>\n\t<SensorRequests IRSensor0="Yes" Compass="Yes" />\n</Actions>\0', ca)
+            c.sendto(b'<Actions LeftMotor="0.1" RightMotor="0.1"/>\n\0', ca)
+            c.sendto(b'<Actions><Say><![CDATA[hello java]]></Say></Actions>\n\0', ca)
+            java.sendto(b'<Actions LeftMotor="1.0E-4" RightMotor="0.15"/>', ja)
+            if mc.time > 10:
+                java.sendto(b'<Actions LeftMotor="0" RightMotor="0" VisitingLed="On"/>', ja)
+            heard += [text for sender, text in mj.messages if sender == 1]
+            visiting = visiting or mj.leds[2]
+            st = h.server.world.status(1), h.server.world.status(2)
+            c_moved = c_moved or st[0].x > 9.5
+            j_turned = j_turned or abs(st[1].dir_deg) > 20
+        assert heard and heard[0] == "hello java"
+        assert visiting and c_moved and j_turned
+        assert h.server.malformed == 0
+        # the Java client's sensors sit where it asked (45 degrees instead of 60)
+        assert list(h.server.world.obstacle_view(2)[0]) == [0.0, 45.0, -45.0, 180.0]
+        c.sendto(b'<Actions LeftMotor="0.0" RightMotor="0.0" EndLed="On"/>\n\0', ca)
+        st = _read_until(viewer, lambda d: d.startswith(b'<Robot Name="cclient"') and _status(d)["State"] == "Finished")
+        assert st is not None
+    finally:
+        h.close()
