@@ -239,3 +239,23 @@ def test_frames_carry_the_scoreboard_and_leds_in_the_documented_layout():
     assert sorted([a[11], b[11]]) == [1, 2]                    # ranks
     assert a[12] == [0.5, 1.0, 2.0, 4.0] and b[12] == []
     assert (a[1], a[2]) == (round(float(world.x[0]), 3), round(float(world.y[0]), 3))
+
+
+def test_replay_and_web_errors_are_one_line_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    def simleague(*args):
+        return subprocess.run([sys.executable, "-m", "simleague.cli", *map(str, args)],
+                              capture_output=True, text=True, timeout=60)
+
+    r = simleague("ciberrato", "replay", tmp_path / "missing.jsonl", "--web", 0)
+    assert r.returncode == 2 and "missing.jsonl" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = simleague("ciberrato", "trial", "--agents", 1, "--web", port)
+        assert r.returncode == 2 and f"cannot serve the web viewer on 127.0.0.1:{port}" in r.stderr
+        assert "Traceback" not in r.stderr

@@ -149,7 +149,10 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
                                for i, r in sorted(world.robots.items()))
             live.update(f"cycle {world.time}/{world.params.sim_time}  {robots}", refresh=True)
 
+    ended = []
+
     def show(result):
+        ended.append(result)
         if live:
             live.stop()
         if as_json:
@@ -171,7 +174,9 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
     except TrialError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
-        pass
+        if not ended:                          # interrupted before the end (not while lingering)
+            err.print("interrupted" + (f"; the log so far is in {log}" if log else ""))
+            raise typer.Exit(130)
 
 
 @ciberrato.command()
