@@ -52,14 +52,14 @@ def test_planning_window_holds_what_is_known_and_no_more_than_a_lab_beyond_it():
 
     brain = Brain(1)
     brain.th = 0.0
-    rows, cols = brain._window()                 # nothing known: a lab's size on every side
+    rows, cols = brain._window(*brain._cell(0.0, 0.0))                 # nothing known: a lab's size on every side
     size = lambda s: (s.stop - s.start) * RES    # noqa: E731
     assert size(rows) >= 2 * LAB_MAX[0] and size(cols) >= 2 * LAB_MAX[1] - 1
     # walls seen 10 u_m east and 5 u_m south of the start: the lab lies within LAB_MAX of them
     for x, y in ((10.0, 0.0), (0.0, -5.0)):
         r, c = brain._cell(x, y)
         brain.logodds[r, c] = 4.0
-    rows, cols = brain._window()
+    rows, cols = brain._window(*brain._cell(0.0, 0.0))
     west, east = cols.start * RES - HALF, cols.stop * RES - HALF
     south, north = rows.start * RES - HALF, rows.stop * RES - HALF
     assert west <= -0.1 and east >= 10.25 and south <= -5.0 and north >= 0.25

@@ -69,12 +69,6 @@ def _wrap(a: float) -> float:
     return (a + math.pi) % (2 * math.pi) - math.pi
 
 
-def _disk(radius_cells: float) -> np.ndarray:
-    r = int(math.ceil(radius_cells))
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    return xx * xx + yy * yy <= radius_cells * radius_cells
-
-
 class _Grid:
     """An 8-connected ``h`` x ``w`` grid as a sparse directed graph (every edge both ways, so that
     Dijkstra needs no conversion) whose edge weights change per plan."""
@@ -146,7 +140,6 @@ class Brain:
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
         self.explore_target: int | None = None
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
-        self.planned_occupied = np.zeros((N, N), dtype=bool)   # walls known when last planned
         yy, xx = np.mgrid[-12:13, -12:13]
         self._patch = (xx * RES, yy * RES)      # offsets of a 6.25 x 6.25 u_m window, for the IR cones
 
@@ -256,11 +249,11 @@ class Brain:
 
     # -- planning -----------------------------------------------------------------------------
 
-    def _window(self) -> tuple[slice, slice]:
-        """The part of the map that can hold the lab: along each axis, at most ``LAB_MAX`` beyond
-        the extent of what is known (and of the robot), never less than that extent."""
+    def _window(self, r0: int, c0: int) -> tuple[slice, slice]:
+        """The part of the map that can hold the lab, as (rows, cols) slices: along each axis, at
+        most ``LAB_MAX`` beyond the extent of what is known and of the robot's cell (``r0``, ``c0``),
+        never less than that extent."""
         known = np.abs(self.logodds) >= 0.3
-        r0, c0 = self._cell(self.x, self.y)
         window = []
         for axis, (here, size) in enumerate(((r0, LAB_MAX[0]), (c0, LAB_MAX[1]))):
             seen = np.flatnonzero(known.any(axis=1 - axis))
@@ -312,9 +305,9 @@ class Brain:
         return None if best is None else best[1]
 
     def _plan(self) -> None:
-        rows, cols = self._window()
-        h, w = rows.stop - rows.start, cols.stop - cols.start
         r0, c0 = self._cell(self.x, self.y)
+        rows, cols = self._window(r0, c0)
+        h, w = rows.stop - rows.start, cols.stop - cols.start
         here = (r0 - rows.start, c0 - cols.start)
         cost, blocked = self._costs(self.logodds[rows, cols], here)
         flat = cost.ravel()
@@ -363,17 +356,14 @@ class Brain:
             node = int(pred[node])
         path.reverse()
         self.path = path
-        self.planned_occupied = self.logodds > OCCUPIED
         self.blocked[:] = True                  # outside the window cannot be the lab
         self.blocked[rows, cols] = blocked
 
     def _path_blocked(self) -> bool:
-        """True when the map has a new wall, not known when the path was planned, next to the
-        next 2 u_m of the path (a path squeezed past known walls is not replanned every cycle)."""
+        """True when the map now has a wall next to the next 2 u_m of the path."""
         for x, y in self.path[:8]:
             r, c = self._cell(x, y)
-            near = (slice(max(0, r - 1), r + 2), slice(max(0, c - 1), c + 2))
-            if (self.logodds[near] > OCCUPIED).any():
+            if (self.logodds[max(0, r - 1):r + 2, max(0, c - 1):c + 2] > OCCUPIED).any():
                 return True
         return False
 
