@@ -104,28 +104,23 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
 
     server = Server(world, ServerOptions(opt.host, opt.port, opt.mode, autostart=expected,
                                          stop_when_finished=True), on_cycle)
-    try:
-        await server.start()
-    except OSError as exc:
-        if rec:
-            rec.close()
-        raise TrialError(f"cannot bind UDP {opt.host}:{opt.port}: {exc.strerror}") from None
     viewer, live_task = None, None
-    if opt.web_port is not None:
-        viewer = WebViewer(ViewerOptions(opt.web_host, opt.web_port))
-        live = LiveView(server, viewer)
+    try:                                     # whatever fails, the log is closed and nothing left open
         try:
-            await viewer.start()
+            await server.start()
         except OSError as exc:
-            server.close()
-            if rec:
-                rec.close()
-            raise TrialError(f"cannot serve the web viewer on {opt.web_host}:{opt.web_port}: "
-                             f"{exc.strerror or exc}") from None
-        live_task = asyncio.create_task(live.run())
-        if on_web:
-            on_web(viewer.url)
-    try:
+            raise TrialError(f"cannot bind UDP {opt.host}:{opt.port}: {exc.strerror}") from None
+        if opt.web_port is not None:
+            web = WebViewer(ViewerOptions(opt.web_host, opt.web_port))
+            live = LiveView(server, web)
+            try:
+                await web.start()
+            except OSError as exc:
+                raise TrialError(f"cannot serve the web viewer on {opt.web_host}:{opt.web_port}: "
+                                 f"{exc.strerror or exc}") from None
+            viewer, live_task = web, asyncio.create_task(live.run())
+            if on_web:
+                on_web(viewer.url)
         result = await _play(scenario, opt, server, expected)
         if rec:
             rec.result(result)
@@ -136,6 +131,7 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
             await (asyncio.sleep(opt.web_linger) if opt.web_linger > 0 else asyncio.Event().wait())
         return result
     finally:
+        server.close()
         if rec:
             rec.close()
         if live_task:
