@@ -102,6 +102,14 @@ class WebViewer:
             page.unsent[kind] = text
             page.wake.set()
 
+    def _drop(self, page: _Page) -> None:
+        """Forget a page that stopped reading and close its connection."""
+        self.dropped += 1
+        self.pages.discard(page)
+        log.warning("web viewer: dropped the page at %s: it stopped reading", page.peer)
+        if page.transport is not None:
+            page.transport.abort()
+
     async def _send_loop(self, page: _Page) -> None:
         transport = page.transport
         try:
@@ -113,14 +121,10 @@ class WebViewer:
                     if text is None:
                         continue
                     if transport is not None and transport.get_write_buffer_size() > self.opt.max_backlog:
-                        raise TimeoutError
+                        return self._drop(page)
                     await asyncio.wait_for(page.ws.send_str(text), self.opt.send_timeout)
         except (TimeoutError, asyncio.TimeoutError):
-            self.dropped += 1
-            self.pages.discard(page)
-            log.warning("web viewer: dropped the page at %s: it stopped reading", page.peer)
-            if transport is not None:
-                transport.abort()
+            self._drop(page)
         except (ConnectionError, RuntimeError):
             pass                                # the page went away while a text was being sent
 
