@@ -8,7 +8,8 @@ Two rule sets share one robot state machine (original ``updateStateCompetitive``
   ``../shared/golden/ciberrato/traces/scoring_*.json`` (golden README, "Scoring").
 
 Scores are integers, lower is better. Times are in cycles, distances in u_m. The return scoring
-needs the shortest path length through the maze to the robot's grid position: :class:`PathDistance`.
+needs the shortest path length through the maze to the robot's grid position:
+:class:`simleague.ciberrato.cornergraph.PathDistance`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .geometry import LabGeometry
 from .scenario import Lab, Parameters
 
 STATES = ("Stopped", "Running", "Waiting", "Returning", "Finished", "Removed")
@@ -26,83 +26,6 @@ MAX_SPEED = 0.15               # u_m per cycle: rule 9's "driving at maximum spe
 NOT_FINISHED_PENALTY = 15      # rule 10
 VISITING_LED_PENALTY = 5       # rule 5
 COMPETITIVE_BASE = 100         # original: score shown while the visiting LED is on
-
-
-class PathDistance:
-    """Shortest path length (u_m) from any point to fixed start points, around obstacle walls.
-
-    A visibility graph over the corners of walls of height > 0 (each moved 1e-3 u_m outwards so
-    that paths may graze them), solved once per start point; a query joins the point to every
-    corner it sees. Robot size is not taken into account, as in the original's corner graph.
-    """
-
-    def __init__(self, lab: Lab, starts: list[tuple[float, float]]):
-        self.geo = LabGeometry(lab)
-        self.nodes = self._corner_nodes(lab)
-        self.starts = np.asarray(starts, dtype=float).reshape(-1, 2)
-        k = len(self.nodes)
-        visible = self._visible(self.nodes, self.nodes)
-        dist = np.linalg.norm(self.nodes[:, None] - self.nodes[None], axis=2)
-        self.edges = np.where(visible, dist, np.inf)
-        np.fill_diagonal(self.edges, 0.0)
-        self.to_start = np.empty((len(self.starts), k))
-        for s, start in enumerate(self.starts):
-            seen = self._visible(start[None], self.nodes)[0]
-            initial = np.where(seen, np.linalg.norm(self.nodes - start, axis=1), np.inf)
-            self.to_start[s] = self._dijkstra(initial)
-
-    @staticmethod
-    def _corner_nodes(lab: Lab) -> np.ndarray:
-        nodes = []
-        for wall in lab.walls:
-            if wall.height <= 0:
-                continue
-            pts = np.asarray(wall.corners, dtype=float)
-            prev, nxt = np.roll(pts, 1, axis=0), np.roll(pts, -1, axis=0)
-            for p, a, b in zip(pts, prev, nxt):
-                u = (p - a) / (np.linalg.norm(p - a) or 1.0)
-                v = (p - b) / (np.linalg.norm(p - b) or 1.0)
-                out = u + v
-                norm = np.linalg.norm(out)
-                nodes.append(p + (out / norm if norm > 1e-12 else 0.0) * 1e-3)
-        return np.asarray(nodes, dtype=float).reshape(-1, 2)
-
-    def _visible(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """(P, Q) bool: the segment p_i -> q_j crosses no obstacle wall face."""
-        a, b = self.geo.seg_a, self.geo.seg_b
-        if len(p) == 0 or len(q) == 0:
-            return np.zeros((len(p), len(q)), dtype=bool)
-        d = q[None, :, :] - p[:, None, :]                                  # (P, Q, 2)
-        e = b - a                                                          # (S, 2)
-        rel = a[None, None] - p[:, None, None]                             # (P, 1, S, 2)
-        denom = d[..., None, 0] * e[None, None, :, 1] - d[..., None, 1] * e[None, None, :, 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = (rel[..., 0] * e[None, None, :, 1] - rel[..., 1] * e[None, None, :, 0]) / denom
-            u = (rel[..., 0] * d[..., None, 1] - rel[..., 1] * d[..., None, 0]) / denom
-        crosses = (denom != 0) & (t > 0) & (t < 1) & (u >= 0) & (u <= 1)
-        return ~crosses.any(axis=2)
-
-    def _dijkstra(self, initial: np.ndarray) -> np.ndarray:
-        dist = initial.copy()
-        done = np.zeros(len(dist), dtype=bool)
-        for _ in range(len(dist)):
-            candidates = np.where(done, np.inf, dist)
-            i = int(np.argmin(candidates))
-            if not np.isfinite(candidates[i]):
-                break
-            done[i] = True
-            dist = np.minimum(dist, dist[i] + self.edges[i])
-        return dist
-
-    def __call__(self, start_index: int, x: float, y: float) -> float:
-        """Path length from (x, y) to start point ``start_index``; ``inf`` if unreachable."""
-        p = np.array([[x, y]])
-        start = self.starts[start_index]
-        if self._visible(p, start[None])[0, 0]:
-            return float(np.hypot(*(start - p[0])))
-        seen = self._visible(p, self.nodes)[0]
-        via = np.linalg.norm(self.nodes - p[0], axis=1) + self.to_start[start_index]
-        return float(np.min(np.where(seen, via, np.inf), initial=np.inf))
 
 
 @dataclass

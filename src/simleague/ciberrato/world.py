@@ -27,7 +27,8 @@ from . import kernels
 from . import sensors as S
 from .geometry import LabGeometry
 from .scenario import Scenario
-from .scoring import PathDistance, RobotScore, StepFacts, make_rules
+from .cornergraph import PathDistance
+from .scoring import RobotScore, StepFacts, make_rules
 from .types import Action, Observation, RobotStatus  # noqa: F401  (re-exported: world.Action ...)
 
 MOTOR_LIMIT = 0.15
@@ -72,7 +73,7 @@ class World:
         kernels.warm_up()
         self.rules = make_rules(scoring, self.params, self.lab)
         starts = [(p.x, p.y) for p in scenario.grid.positions]
-        self._path = None if not self.lab.targets else _LazyPath(self.lab, starts)
+        self._path = PathDistance(self.lab, starts) if self.lab.targets else None
         self.gps_offset = np.asarray(gps_offset, dtype=float)
         n = self.capacity = len(scenario.grid.positions)
         self._streams = np.random.SeedSequence(seed).spawn(n)
@@ -382,15 +383,3 @@ class World:
                 "collision": bool(self.coll_wall[i] or self.coll_robot[i]), "visited": rec.visited_mask,
                 "visiting_time": rec.visiting_time, "returning_time": rec.returning_time, "rank": rank[rid]})
         return {"time": self.time, "state": self.state, "robots": robots}
-
-
-class _LazyPath:
-    """Build the :class:`PathDistance` graph only when a robot first needs it."""
-
-    def __init__(self, lab, starts):
-        self.lab, self.starts, self.graph = lab, starts, None
-
-    def __call__(self, start_index: int, x: float, y: float) -> float:
-        if self.graph is None:
-            self.graph = PathDistance(self.lab, self.starts)
-        return self.graph(start_index, x, y)
