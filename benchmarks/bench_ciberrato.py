@@ -45,6 +45,19 @@ def cycles_per_second(lab, n, cycles=2000):
     return cycles / (time.perf_counter() - t0)
 
 
+def wait_bound(port, timeout=60.0):
+    """Wait until a UDP socket is bound to ``port`` (Linux: read from /proc/net/udp, so that the
+    check itself never takes the port)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for table in ("/proc/net/udp", "/proc/net/udp6"):
+            with open(table) as f:
+                if any(int(line.split()[1].rsplit(":", 1)[1], 16) == port for line in list(f)[1:]):
+                    return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing bound UDP port {port} within {timeout} s")
+
+
 def udp_lockstep_seconds(n=3, cycles=2000):
     """Wall seconds of a whole lockstep trial of ``cycles`` over UDP with n steady agent processes,
     start-up (processes, registration) included."""
@@ -58,7 +71,7 @@ def udp_lockstep_seconds(n=3, cycles=2000):
     trial = subprocess.Popen([sys.executable, "-m", "simleague.cli", "ciberrato", "trial", "--agents", "0",
                               "--wait-for", str(n), "--mode", "lockstep", "--params", f.name,
                               "--port", str(port), "--json"], stdout=subprocess.PIPE, text=True)
-    time.sleep(1.0)                       # let the server bind before the agents register
+    wait_bound(port)                      # the agents' registration is one datagram: bind first
     agents = [subprocess.Popen([sys.executable, str(here / "steady_agent.py"), str(port), f"s{i}"])
               for i in range(n)]
     try:
