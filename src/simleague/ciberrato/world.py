@@ -18,6 +18,7 @@ Units: u_m, cycles, radians (degrees only in observations, as on the wire).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -176,10 +177,11 @@ class World:
             self.time += 1
             self._move()
         self._update_sensors()
+        facts = self._facts()
         if self.state == "Running":
-            self._update_scores()
+            self._update_scores(facts)
         self._deliver_messages()
-        self._update_states()
+        self._update_states(facts)
 
     def _apply(self, rid: int, a: Action) -> None:
         i, robot = rid - 1, self.robots[rid]
@@ -236,16 +238,13 @@ class World:
         live = self.present
         x, y, th = self.x, self.y, self.theta
         angles = self.ir_angles
-        ir_noise = self._noise(p.obstacle_noise, 4)
+        nb = len(self.lab.beacons) if p.beacon_sensor else 0
+        ir_noise, beacon_noise, compass_noise = self._sensor_noise(nb)
         ir = S.ir_values(S.ir_distances(self.geo, x, y, th, angles, live), ir_noise)
-        nb = len(self.lab.beacons)
-        beacons = np.full((n, nb), np.nan)
-        if p.beacon_sensor and nb:
-            noise = np.zeros((n, nb))
-            for b in range(nb):  # one draw per robot per beacon, beacon by beacon
-                noise[:, b] = self._noise(math.radians(p.beacon_noise), 1)[:, 0]
-            beacons = S.beacon_values_deg(self.geo, x, y, th, noise, p.beacon_aperture)
-        compass = S.compass_deg(th, self._noise(math.radians(p.compass_noise), 1)[:, 0])
+        beacons = np.full((n, len(self.lab.beacons)), np.nan)
+        if nb:
+            beacons = S.beacon_values_deg(self.geo, x, y, th, beacon_noise, p.beacon_aperture)
+        compass = S.compass_deg(th, compass_noise)
         self._first_target, ground = S.target_areas(self.geo, x, y)
         collision = self.coll_wall | self.coll_robot
         flips = np.zeros((n, S.LINE_ELEMENTS), dtype=bool)
@@ -268,6 +267,33 @@ class World:
         self._measured["line"] = ["".join("1" if v else "0" for v in row)
                                   for row in S.line_sensor(self.geo, x, y, th, flips).tolist()]
 
+    def _sensor_noise(self, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Gaussian noise of a step's readings: obstacle (N, 4), beacon (N, nb) in radians and
+        compass (N,) in radians, zeros where the parameter is 0.
+
+        Each robot draws from its own stream, in the order obstacle sensors, beacons, compass, in
+        one call: ``normal(0, s, k)`` is ``s`` times the same standard normals, so this is the
+        sequence of three separate draws, at a third of the calls.
+        """
+        p, n = self.params, self.capacity
+        sigmas = np.concatenate([np.full(4, p.obstacle_noise) if p.obstacle_noise > 0 else [],
+                                 np.full(nb, math.radians(p.beacon_noise)) if p.beacon_noise > 0 else [],
+                                 [math.radians(p.compass_noise)] if p.compass_noise > 0 else []])
+        drawn = np.zeros((n, len(sigmas)))
+        if len(sigmas):
+            for rid, robot in self.robots.items():
+                if self.present[rid - 1]:
+                    drawn[rid - 1] = robot.rng.standard_normal(len(sigmas)) * sigmas
+        noise = []
+        k = 0
+        for width, sigma in ((4, p.obstacle_noise), (nb, p.beacon_noise), (1, p.compass_noise)):
+            if sigma > 0:
+                noise.append(drawn[:, k:k + width])
+                k += width
+            else:
+                noise.append(np.zeros((n, width)))
+        return noise[0], noise[1], noise[2][:, 0]
+
     def _noise(self, sigma: float, k: int) -> np.ndarray:
         """(N, k) gaussian noise with std ``sigma`` from each robot's own stream; zeros if sigma=0."""
         out = np.zeros((self.capacity, k))
@@ -277,21 +303,30 @@ class World:
                     out[rid - 1] = robot.rng.normal(0.0, sigma, k)
         return out
 
-    def _facts(self, rid: int) -> StepFacts:
-        i = rid - 1
-        home = rid - 1
-        return StepFacts(
-            time=self.time, sim_time=self.params.sim_time, target=int(self._first_target[i]),
-            collision_wall=bool(self.coll_wall[i]), collision_robot=bool(self.coll_robot[i]),
-            visiting_led=bool(self.leds[i, 2]), returning_led=bool(self.leds[i, 1]),
-            end_led=bool(self.leds[i, 0]),
-            returning_led_received=self.robots[rid].returning_led_received,
-            distance_home=lambda: self._path(home, float(self.x[i]), float(self.y[i])) if self._path else 0.0)
-
-    def _update_scores(self) -> None:
+    def _facts(self) -> dict[int, StepFacts]:
+        """What the rules need of this step, for each robot not removed (robot id -> facts)."""
+        target, wall, robot = self._first_target.tolist(), self.coll_wall.tolist(), self.coll_robot.tolist()
+        leds = self.leds.tolist()
+        facts = {}
         for rid, rec in self.records.items():
-            if not rec.removed:
-                self.rules.update_score(rec, self._facts(rid))
+            if rec.removed:
+                continue
+            i = rid - 1
+            facts[rid] = StepFacts(
+                time=self.time, sim_time=self.params.sim_time, target=target[i],
+                collision_wall=wall[i], collision_robot=robot[i],
+                visiting_led=leds[i][2], returning_led=leds[i][1], end_led=leds[i][0],
+                returning_led_received=self.robots[rid].returning_led_received,
+                distance_home=functools.partial(self._distance_home, i))
+        return facts
+
+    def _distance_home(self, i: int) -> float:
+        """Path distance (u_m) from robot index ``i`` to its grid position (0 in a lab without targets)."""
+        return self._path(i, float(self.x[i]), float(self.y[i])) if self._path else 0.0
+
+    def _update_scores(self, facts: dict[int, StepFacts]) -> None:
+        for rid, f in facts.items():
+            self.rules.update_score(self.records[rid], f)
 
     def _deliver_messages(self) -> None:
         speakers = [(rid, r.say) for rid, r in sorted(self.robots.items())
@@ -301,14 +336,14 @@ class World:
             robot.heard = [(sid, text) for sid, text in speakers
                            if math.hypot(self.x[i] - self.x[sid - 1], self.y[i] - self.y[sid - 1]) <= SAY_RANGE]
 
-    def _update_states(self) -> None:
+    def _update_states(self, facts: dict[int, StepFacts]) -> None:
         self._shown_state = {rid: rec.state for rid, rec in self.records.items()}
         self._button_state = self._next_state
         if self.state == "Running" and self.time >= self.params.sim_time:
             self._next_state = "Finished"
         self.state = self._next_state
         for rid, rec in self.records.items():
-            self.rules.update_state(rec, self.state, None if rec.removed else self._facts(rid))
+            self.rules.update_state(rec, self.state, facts.get(rid))
 
     # -- what leaves the world ----------------------------------------------------------------
 
