@@ -65,7 +65,7 @@ def _nearest_corner(ox, oy, angle, cx, cy, half_aperture, best):
 
 @numba.njit(cache=True)
 def _wrap(angle):
-    """One turn into [-π, π], as ``sensors.wrap``."""
+    """One turn into [-π, π], as the original wraps headings and bearings after each update."""
     if angle > math.pi:
         angle -= 2 * math.pi
     if angle < -math.pi:
@@ -182,6 +182,29 @@ def robot_collisions(nx, ny, x, y, theta, vel, active, radius):
 
 
 @numba.njit(cache=True)
+def ir_readings(distance, noise, ir_max):
+    """(N, 4) obstacle readings: ``floor(10·(1/d + noise) + 0.5) / 10``, ``ir_max`` for 1/d when
+    d <= 0.01 (so 0 + noise when nothing is seen, d = inf)."""
+    out = np.empty(distance.shape)
+    for i in range(distance.shape[0]):
+        for s in range(distance.shape[1]):
+            d = distance[i, s]
+            ideal = 1.0 / d if d > 0.01 else ir_max
+            out[i, s] = math.floor(10.0 * (ideal + noise[i, s]) + 0.5) / 10.0
+    return out
+
+
+@numba.njit(cache=True)
+def compass_readings(theta, noise):
+    """(N,) compass readings in integer degrees: heading + noise wrapped by one turn to [-pi, pi],
+    then ``floor(degrees + 0.5)`` (degrees as numpy's: times 180/pi)."""
+    out = np.empty(theta.shape[0])
+    for i in range(theta.shape[0]):
+        out[i] = math.floor(_wrap(theta[i] + noise[i]) * (180.0 / math.pi) + 0.5)
+    return out
+
+
+@numba.njit(cache=True)
 def wall_distance(px, py, ax, ay, ex, ey):
     """Distance (P,) from each point (P,) to the nearest face (S,)."""
     out = np.empty(px.shape[0])
@@ -269,6 +292,8 @@ def warm_up() -> None:
     ir_distances(f, f, f, two_d, flags, 0.5, 0.5, *faces, f, f, flags[:1].copy())
     robot_distances(two_d, two_d, two_d, f, f, flags, 0.5, 0.5)
     wall_distance(f, f, *faces)
+    ir_readings(two_d, two_d, 100.0)
+    compass_readings(f, f)
     beacon_values_deg(f, f, f, f, f, f, np.zeros((2, 2)), 1.0, *faces, np.array([1.0]))
     target_areas(f, f, f, f, f)
     robot_collisions(f, f, f, f, f, f, flags, 0.5)

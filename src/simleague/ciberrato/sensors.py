@@ -24,12 +24,6 @@ LINE_SPACING = 0.08
 LINE_AHEAD = 0.438
 
 
-def wrap(angle: np.ndarray | float) -> np.ndarray | float:
-    """Wrap angles to [-pi, pi] by one turn, as the original does after each update."""
-    angle = np.where(angle > np.pi, angle - 2 * np.pi, angle)
-    return np.where(angle < -np.pi, angle + 2 * np.pi, angle)
-
-
 def round_half_up(x: np.ndarray) -> np.ndarray:
     """``floor(x + 0.5)``: the original's rounding of compass, beacon, IR and GPS values."""
     return np.floor(x + 0.5)
@@ -53,9 +47,7 @@ def ir_distances(geo: LabGeometry, x: np.ndarray, y: np.ndarray, theta: np.ndarr
 
 def ir_values(distance: np.ndarray, noise: np.ndarray) -> np.ndarray:
     """Obstacle sensor readings: 1/d (100 when d <= 0.01), plus noise, rounded to 0.1 (rules 3.1)."""
-    with np.errstate(divide="ignore"):
-        ideal = np.where(distance > 0.01, 1.0 / distance, IR_MAX)
-    return round_half_up(10.0 * (ideal + noise)) / 10.0
+    return kernels.ir_readings(np.ascontiguousarray(distance, dtype=float), np.ascontiguousarray(noise, dtype=float), IR_MAX)
 
 
 def beacon_values_deg(geo: LabGeometry, x, y, theta, noise, aperture: float) -> np.ndarray:
@@ -75,7 +67,7 @@ def beacon_values_deg(geo: LabGeometry, x, y, theta, noise, aperture: float) -> 
 
 def compass_deg(theta: np.ndarray, noise: np.ndarray) -> np.ndarray:
     """Compass readings (N,) in integer degrees: heading + noise, wrapped, rounded (rules 3.1)."""
-    return round_half_up(np.degrees(wrap(theta + noise)))
+    return kernels.compass_readings(np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(noise, dtype=float))
 
 
 def target_areas(geo: LabGeometry, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -101,6 +101,7 @@ class World:
         self._ground_delay = S.DelayLine(p.ground_latency, (n,), -1, dtype=int)
         self._collision_delay = S.DelayLine(p.collision_latency, (n,), False, dtype=bool)
         self._measured = None
+        self._noise_scales: dict[int, np.ndarray] = {}    # beacons -> the step's noise scales
         self._first_target = np.full(n, -1)  # first target area holding each robot (this step)
         self._shown_state: dict[int, str] = {}
         self._button_state = "Stopped"
@@ -251,17 +252,16 @@ class World:
         if p.line_sensor_true_prob < 1:
             for rid, robot in self.robots.items():
                 flips[rid - 1] = robot.rng.random(S.LINE_ELEMENTS) >= p.line_sensor_true_prob
-        gps = np.stack([x, y], axis=1)
-        if p.gps_lin_noise > 0:
-            gps = gps + self._noise(p.gps_lin_noise, 2)
+        gps_noise = self._noise(p.gps_lin_noise, 2) if p.gps_lin_noise > 0 else 0.0   # drawn even when GPS is off
         measured = dict(
             ir=self._ir_delay.push(ir),
             beacons=self._beacon_delay.push(beacons),
             compass=self._compass_delay.push(compass),
             ground=self._ground_delay.push(ground),
             collision=self._collision_delay.push(collision),
-            gps=S.round_half_up((gps + self.gps_offset) * 10) / 10,
         )
+        if p.gps:
+            measured["gps"] = S.round_half_up((np.stack([x, y], axis=1) + gps_noise + self.gps_offset) * 10) / 10
         # plain Python values, converted once per step for every observe() of the step
         self._measured = {k: v.tolist() for k, v in measured.items()}
         self._measured["line"] = ["".join("1" if v else "0" for v in row)
@@ -276,9 +276,12 @@ class World:
         sequence of three separate draws, at a third of the calls.
         """
         p, n = self.params, self.capacity
-        sigmas = np.concatenate([np.full(4, p.obstacle_noise) if p.obstacle_noise > 0 else [],
-                                 np.full(nb, math.radians(p.beacon_noise)) if p.beacon_noise > 0 else [],
-                                 [math.radians(p.compass_noise)] if p.compass_noise > 0 else []])
+        sigmas = self._noise_scales.get(nb)
+        if sigmas is None:
+            sigmas = self._noise_scales[nb] = np.concatenate([
+                np.full(4, p.obstacle_noise) if p.obstacle_noise > 0 else [],
+                np.full(nb, math.radians(p.beacon_noise)) if p.beacon_noise > 0 else [],
+                [math.radians(p.compass_noise)] if p.compass_noise > 0 else []])
         drawn = np.zeros((n, len(sigmas)))
         if len(sigmas):
             for rid, robot in self.robots.items():
