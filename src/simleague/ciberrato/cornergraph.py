@@ -322,7 +322,8 @@ class PathDistance:
     with every grid position in ``starts`` ((x, y) pairs, in grid order) joined to it, and runs
     Dijkstra once from each. ``distance(k, x, y)`` is then the path length from ``starts[k]`` to
     (x, y): ``inf`` when no robot fits anywhere along a path (the original's score then ignores it).
-    Building costs a few hundred ms for a maze of ~200 corners; a query ~1 ms.
+    Building takes 5-50 ms for the labs in ``../shared/labs/ciberrato`` (after the compiled
+    helpers are loaded), a query ~0.1 ms.
     """
 
     def __init__(self, lab: Lab, starts: list[tuple[float, float]]):
