@@ -3,6 +3,8 @@
 import json
 import math
 
+import pytest
+
 from golden import LABS
 from test_trial import simleague
 
@@ -47,15 +49,17 @@ def test_sample_agent_finishes_a_2008_lab_over_udp():
     assert robot["score"] < 100
 
 
-def test_planning_window_holds_what_is_known_and_no_more_than_a_lab_beyond_it():
-    from simleague.ciberrato.agent import HALF, LAB_MAX, RES
+@pytest.mark.parametrize("arena", [(28.0, 14.0), (17.5, 17.5)])
+def test_planning_window_holds_what_is_known_and_no_more_than_an_arena_beyond_it(arena):
+    from simleague.ciberrato.agent import HALF, RES
 
-    brain = Brain(1)
+    brain = Brain(1) if arena == (28.0, 14.0) else Brain(1, arena=arena)   # 28 x 14: the 2008 default
+    width, height = arena
     brain.th = 0.0
-    rows, cols = brain._window(*brain._cell(0.0, 0.0))                 # nothing known: a lab's size on every side
+    rows, cols = brain._window(*brain._cell(0.0, 0.0))                 # nothing known: an arena on every side
     size = lambda s: (s.stop - s.start) * RES    # noqa: E731
-    assert size(rows) >= 2 * LAB_MAX[0] and size(cols) >= 2 * LAB_MAX[1] - 1
-    # walls seen 10 u_m east and 5 u_m south of the start: the lab lies within LAB_MAX of them
+    assert size(rows) >= 2 * height and size(cols) >= 2 * width - 1
+    # walls seen 10 u_m east and 5 u_m south of the start: the arena lies within its size of them
     for x, y in ((10.0, 0.0), (0.0, -5.0)):
         r, c = brain._cell(x, y)
         brain.logodds[r, c] = 4.0
@@ -63,7 +67,24 @@ def test_planning_window_holds_what_is_known_and_no_more_than_a_lab_beyond_it():
     west, east = cols.start * RES - HALF, cols.stop * RES - HALF
     south, north = rows.start * RES - HALF, rows.stop * RES - HALF
     assert west <= -0.1 and east >= 10.25 and south <= -5.0 and north >= 0.25
-    assert east - west <= 2 * LAB_MAX[1] - 10 + 1.5 and north - south <= 2 * LAB_MAX[0] - 5 + 1.5
-    assert 10.0 - west <= LAB_MAX[1] + 1.0 and north + 5.0 <= LAB_MAX[0] + 1.0
+    assert east - west <= 2 * width - 10 + 1.5 and north - south <= 2 * height - 5 + 1.5
+    assert 10.0 - west <= width + 1.0 and north + 5.0 <= height + 1.0
     brain._plan()                                # plans inside it, to the nearest unknown place
     assert brain.path and all(west <= x <= east and south <= y <= north for x, y in brain.path)
+
+
+@pytest.mark.parametrize("arena", [(0.0, 14.0), (28.0, 40.0), (float("nan"), 14.0)])
+def test_an_arena_the_map_cannot_hold_is_refused(arena):
+    with pytest.raises(ValueError, match="arena"):
+        Brain(1, arena=arena)
+
+
+@pytest.mark.parametrize("value", ["28", "axb", "40x14", "0x14"])
+def test_agent_command_refuses_a_bad_arena_with_one_line(value):
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "simleague.ciberrato.agent", "--arena", value],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "--arena" in run.stderr.splitlines()[-1] and "Traceback" not in run.stderr

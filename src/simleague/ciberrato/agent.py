@@ -21,8 +21,9 @@ as the compass gives them.
   at least 2.5 u_m away, preferring what lies ahead, kept until it is known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
   radius, unknown cells passable at a higher cost (higher still on the way home), searched only
-  in the part of the map that can still hold the lab (no lab of any edition is larger than
-  :data:`LAB_MAX`; this halves the agent's time per cycle); followed towards
+  in the part of the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4
+  item 1; another size can be given): no plan leads past a border the robot cannot yet know to be
+  one, and a plan costs half the time; followed towards
   the farthest path point in straight sight, replanned every few cycles or when the map blocks it.
   A wall less than 0.25 u_m ahead stops the forward motion; repeated bumps make it back off.
 
@@ -60,8 +61,7 @@ SIGHT = 2.5                     # u_m: the farthest path point steered for, if i
 REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon is not placed
 REPLAN_EVERY = 6
-LAB_MAX = (17.5, 28.0)          # u_m: the largest lab extent along y and x (every lab of every edition
-                                # is 28 x 14 or 17.5 x 17.5): planning stays within what can be the lab
+ARENA_2008 = (28.0, 14.0)       # u_m: arena width (x) and height (y), 2008 rules section 4 item 1
 HOME_TOLERANCE = 0.2
 
 
@@ -108,13 +108,19 @@ def _grid(h: int, w: int) -> _Grid:
 class Brain:
     """Decides one :class:`Action` per Measures.
 
-    ``Brain(n_beacons, compass_latency=4, beacon_latency=4, requestable=True, max_requests=4)``:
-    the lab's number of beacons (each sits on its target, as in the 2008 labs), the latencies in
-    cycles, whether sensors must be requested, and how many requests a cycle allows.
+    ``Brain(n_beacons, compass_latency=4, beacon_latency=4, requestable=True, max_requests=4,
+    arena=(28.0, 14.0))``: the lab's number of beacons (each sits on its target, as in the 2008
+    labs), the latencies in cycles, whether sensors must be requested, how many requests a cycle
+    allows, and the arena's width (along x, compass 0) and height in u_m. Raises ValueError for an
+    arena that is not positive.
     """
 
     def __init__(self, n_beacons: int, compass_latency: int = 4, beacon_latency: int = 4,
-                 requestable: bool = True, max_requests: int = 4):
+                 requestable: bool = True, max_requests: int = 4, arena: tuple[float, float] = ARENA_2008):
+        if not (0 < arena[0] <= HALF and 0 < arena[1] <= HALF):
+            raise ValueError(f"arena {arena[0]:g} x {arena[1]:g} u_m: each side must be above 0 and at most {HALF:g} "
+                             "(the map reaches that far from the start in every direction)")
+        self.arena = (float(arena[0]), float(arena[1]))
         self.n_beacons = n_beacons
         self.compass_latency, self.beacon_latency = compass_latency, beacon_latency
         self.requestable, self.max_requests = requestable, max_requests
@@ -138,6 +144,7 @@ class Brain:
         self.ended = False
         self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
+        self.driven = np.zeros((N, N), dtype=bool)     # cells the robot's centre has been in
         self.explore_target: int | None = None
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
         yy, xx = np.mgrid[-12:13, -12:13]
@@ -251,11 +258,11 @@ class Brain:
 
     def _window(self, r0: int, c0: int) -> tuple[slice, slice]:
         """The part of the map that can hold the lab, as (rows, cols) slices: along each axis, at
-        most ``LAB_MAX`` beyond the extent of what is known and of the robot's cell (``r0``, ``c0``),
+        most the arena's size beyond the extent of what is known and of the robot's cell (``r0``, ``c0``),
         never less than that extent."""
         known = np.abs(self.logodds) >= 0.3
         window = []
-        for axis, (here, size) in enumerate(((r0, LAB_MAX[0]), (c0, LAB_MAX[1]))):
+        for axis, (here, size) in enumerate(((r0, self.arena[1]), (c0, self.arena[0]))):
             seen = np.flatnonzero(known.any(axis=1 - axis))
             lo = min(here, int(seen[0])) if seen.size else here
             hi = max(here, int(seen[-1])) if seen.size else here
@@ -263,8 +270,11 @@ class Brain:
             window.append(slice(max(0, min(lo, hi - reach)), min(N, max(hi, lo + reach) + 1)))
         return window[0], window[1]
 
-    def _costs(self, logodds: np.ndarray, here: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Cell costs and blocked cells of a piece of the map; ``here`` is the robot's cell in it."""
+    def _costs(self, logodds: np.ndarray, driven: np.ndarray, here: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Cell costs and blocked cells of a piece of the map (``logodds`` and ``driven`` of the same
+        shape); ``here`` is the robot's cell in it. On the way home, cells the robot has driven
+        through are never blocked: walls inflated from noisy readings otherwise close passages it
+        has used, and cut it off from home."""
         occupied = logodds > OCCUPIED
         # distance (cells) to the nearest occupied cell: blocked within the robot's radius, "near"
         # within 0.9 u_m (as dilating by discs of those radii)
@@ -309,7 +319,7 @@ class Brain:
         rows, cols = self._window(r0, c0)
         h, w = rows.stop - rows.start, cols.stop - cols.start
         here = (r0 - rows.start, c0 - cols.start)
-        cost, blocked = self._costs(self.logodds[rows, cols], here)
+        cost, blocked = self._costs(self.logodds[rows, cols], self.driven[rows, cols], here)
         flat = cost.ravel()
         start = here[0] * w + here[1]
         dist, pred = _grid(h, w).shortest(flat, start)
@@ -439,6 +449,7 @@ class Brain:
         if not heading_just_known:
             self._correct(obs)
         self.poses.append((obs.time, self.x, self.y, self.th))
+        self.driven[self._cell(self.x, self.y)] = True
         action = Action(requests=self._requests())
         left = right = 0.0
         g = obs.ground
@@ -489,7 +500,10 @@ class Brain:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m simleague.ciberrato.agent [--host H] [--port P] [--pos N] [--name NAME]``."""
+    """``python -m simleague.ciberrato.agent [--host H] [--port P] [--pos N] [--name NAME] [--arena WxH]``.
+
+    Returns 0 at the end of the trial, 1 when the simulator does not answer; a bad option exits 2
+    with argparse's one-line message."""
     from .client import Client, ClientError
 
     ap = argparse.ArgumentParser(description="simleague's sample CiberRato agent")
@@ -497,13 +511,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=6000)
     ap.add_argument("--pos", type=int, default=0, help="grid position (0: first free)")
     ap.add_argument("--name", default="simleague")
+    ap.add_argument("--arena", default="28x14", metavar="WxH",
+                    help="arena width (along compass 0) and height in u_m (default 28x14, the 2008 rules)")
     args = ap.parse_args(argv)
+    try:
+        arena = tuple(float(v) for v in args.arena.lower().split("x"))
+        if len(arena) != 2:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--arena {args.arena!r}: give width x height in u_m, for example 28x14")
+    if not all(0 < v <= HALF for v in arena):
+        ap.error(f"--arena {args.arena!r}: each side must be above 0 and at most {HALF:g} u_m")
     try:
         with Client(args.name, args.pos, args.host, args.port, timeout=30.0) as robot:
             p = robot.params
             on = lambda key, default: p.get(key, default) == "On"  # noqa: E731
             brain = Brain(int(p.get("NBeacons", 1)), int(p.get("CompassLatency", 4)), int(p.get("BeaconLatency", 4)),
-                          requestable=on("ObstacleRequestable", "On"), max_requests=int(p.get("NRequestsPerCycle", 4)))
+                          requestable=on("ObstacleRequestable", "On"), max_requests=int(p.get("NRequestsPerCycle", 4)),
+                          arena=arena)
             while True:
                 obs = robot.read()
                 robot.send(brain.decide(obs))
