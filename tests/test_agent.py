@@ -88,3 +88,40 @@ def test_agent_command_refuses_a_bad_arena_with_one_line(value):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert "--arena" in run.stderr.splitlines()[-1] and "Traceback" not in run.stderr
+
+
+def _u_trail():
+    """Out 3 u_m north, 3 east, 3 south: a trail of points 0.5 apart ending 3 east of home."""
+    up = [(0.0, 0.5 * k) for k in range(7)]
+    across = [(0.5 * k, 3.0) for k in range(1, 7)]
+    down = [(3.0, 3.0 - 0.5 * k) for k in range(1, 7)]
+    return up + across + down
+
+
+def test_way_home_follows_the_trail_round_a_wall_and_cuts_corners_where_clear():
+    from simleague.ciberrato.agent import OCCUPIED
+
+    def home_path(wall):
+        brain = Brain(1)
+        brain.th, brain.phase = 0.0, "home"
+        trail = _u_trail()
+        brain.trail, (brain.x, brain.y) = trail[:-1], trail[-1]
+        if wall:                                   # a wall between home and the robot, x = 1.5
+            for k in range(-8, 9):
+                r, c = brain._cell(1.5, 0.25 * k)
+                brain.logodds[r, c] = OCCUPIED + 2
+        return brain._home_path()
+
+    def length(path, start=(3.0, 0.0)):
+        pts = [start] + path
+        return sum(math.dist(a, b) for a, b in zip(pts, pts[1:]))
+
+    walled, open_ = home_path(True), home_path(False)
+    assert walled[-1] == (0.0, 0.0) and open_[-1] == (0.0, 0.0)
+    # round the wall: every step of the way passes north of its end (y = 2), none crosses x = 1.5 below it
+    pts = [(3.0, 0.0)] + walled
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if (x0 - 1.5) * (x1 - 1.5) < 0:
+            assert min(y0, y1) > 2.0 + 0.5
+    assert length(walled) <= 9.0 + 1e-9                # never longer than the trail itself
+    assert length(open_) == pytest.approx(3.0)        # in the open, straight home (trail: 9 u_m)

@@ -20,12 +20,18 @@ as the compass gives them.
   a bearing that led nowhere, or for a beacon never seen, it explores: the nearest unknown place
   at least 2.5 u_m away, preferring what lies ahead, kept until it is known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
-  radius, unknown cells passable at a higher cost (higher still on the way home), searched only
-  in the part of the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4
-  item 1; another size can be given): no plan leads past a border the robot cannot yet know to be
-  one, and a plan costs half the time; followed towards
-  the farthest path point in straight sight, replanned every few cycles or when the map blocks it.
-  A wall less than 0.25 u_m ahead stops the forward motion; repeated bumps make it back off.
+  radius, unknown cells passable at a higher cost, searched only in the part of the map that can
+  still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1; another size can be
+  given): no plan leads past a border the robot cannot yet know to be one, and a plan costs half
+  the time. Followed towards the farthest path point in straight sight (points passed are
+  dropped), replanned every few cycles or when the map blocks it.
+* **Home**: back along its own trail (points 0.5 u_m apart), with straight short cuts of up to
+  3 u_m where the map is clear (Dijkstra on that graph): the way is known to be passable, where a
+  plan through unknown space kept trying short cuts that were not there. Stuck on the trail, it
+  plans on the map for a while.
+* **Safety**: a wall less than 0.25 u_m ahead stops the forward motion; four bumps in a row, or ten
+  cycles with something that close ahead (another robot coming the other way), make it back off
+  and plan again.
 
 The decision logic is :class:`Brain` (pure: Observation in, Action out); :func:`main` connects it
 to a simulator with :class:`~simleague.ciberrato.client.Client`.
@@ -63,6 +69,9 @@ BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon
 REPLAN_EVERY = 6
 ARENA_2008 = (28.0, 14.0)       # u_m: arena width (x) and height (y), 2008 rules section 4 item 1
 HOME_TOLERANCE = 0.2
+TRAIL_STEP = 0.5                # u_m between the trail points kept for the way home
+SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points
+OFF_TRAIL = 60                  # cycles of planning on the map after getting stuck on the trail home
 
 
 def _wrap(a: float) -> float:
@@ -139,12 +148,14 @@ class Brain:
         self.replan_in = 0
         self.time = 0
         self.bumps = 0
+        self.facing = 0                     # cycles in a row with something less than 0.25 u_m ahead
         self.last_front = 0.0
         self.backing = 0
         self.ended = False
         self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
-        self.driven = np.zeros((N, N), dtype=bool)     # cells the robot's centre has been in
+        self.trail: list[tuple[float, float]] = [(0.0, 0.0)]   # where it has driven, TRAIL_STEP apart
+        self.off_trail = 0                  # cycles left planning on the map instead (stuck on the trail)
         self.explore_target: int | None = None
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
         yy, xx = np.mgrid[-12:13, -12:13]
@@ -270,11 +281,8 @@ class Brain:
             window.append(slice(max(0, min(lo, hi - reach)), min(N, max(hi, lo + reach) + 1)))
         return window[0], window[1]
 
-    def _costs(self, logodds: np.ndarray, driven: np.ndarray, here: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Cell costs and blocked cells of a piece of the map (``logodds`` and ``driven`` of the same
-        shape); ``here`` is the robot's cell in it. On the way home, cells the robot has driven
-        through are never blocked: walls inflated from noisy readings otherwise close passages it
-        has used, and cut it off from home."""
+    def _costs(self, logodds: np.ndarray, here: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Cell costs and blocked cells of a piece of the map; ``here`` is the robot's cell in it."""
         occupied = logodds > OCCUPIED
         # distance (cells) to the nearest occupied cell: blocked within the robot's radius, "near"
         # within 0.9 u_m (as dilating by discs of those radii)
@@ -284,8 +292,7 @@ class Brain:
         r0, c0 = here
         blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False    # never wall the robot in
         unknown = np.abs(logodds) < 0.3
-        # going home, the way already driven is safer than a short cut through the unknown
-        cost = np.where(near, 2.0, np.where(unknown, 3.0 if self.phase == "home" else 1.5, 1.0))
+        cost = np.where(near, 2.0, np.where(unknown, 1.5, 1.0))
         return np.where(blocked, 1e3, cost), blocked
 
     def _goal(self) -> tuple[float, float] | None:
@@ -314,12 +321,21 @@ class Brain:
                     best = (d, est)
         return None if best is None else best[1]
 
-    def _plan(self) -> None:
+    def _map_costs(self):
+        """Costs and blocked cells of the part of the map that can hold the arena, as
+        ``(rows, cols, here, cost, blocked)``; :attr:`blocked` is updated to match (all of the map
+        outside that part is blocked)."""
         r0, c0 = self._cell(self.x, self.y)
         rows, cols = self._window(r0, c0)
-        h, w = rows.stop - rows.start, cols.stop - cols.start
         here = (r0 - rows.start, c0 - cols.start)
-        cost, blocked = self._costs(self.logodds[rows, cols], self.driven[rows, cols], here)
+        cost, blocked = self._costs(self.logodds[rows, cols], here)
+        self.blocked[:] = True
+        self.blocked[rows, cols] = blocked
+        return rows, cols, here, cost, blocked
+
+    def _plan(self) -> None:
+        rows, cols, here, cost, blocked = self._map_costs()
+        h, w = rows.stop - rows.start, cols.stop - cols.start
         flat = cost.ravel()
         start = here[0] * w + here[1]
         dist, pred = _grid(h, w).shortest(flat, start)
@@ -366,8 +382,28 @@ class Brain:
             node = int(pred[node])
         path.reverse()
         self.path = path
-        self.blocked[:] = True                  # outside the window cannot be the lab
-        self.blocked[rows, cols] = blocked
+
+    def _home_path(self) -> list[tuple[float, float]]:
+        """The way home along the robot's own trail: the points it drove through, joined in order
+        and by straight short cuts (at most :data:`SHORTCUT` long) that cross no blocked cell of the
+        map as it is now, shortest first (Dijkstra). Driven once, the way is known to be passable,
+        where a plan through unknown space on the way home kept trying short cuts that were not
+        there."""
+        self._map_costs()
+        pts = np.array(self.trail + [(self.x, self.y)])
+        n = len(pts)
+        gap = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
+        near_i, near_j = np.nonzero(np.triu(gap <= SHORTCUT, 2))
+        clear = [self._clear(*pts[a], *pts[b]) for a, b in zip(near_i, near_j)]
+        i = np.concatenate([np.arange(n - 1), near_i[clear]])
+        j = np.concatenate([np.arange(1, n), near_j[clear]])
+        graph = csr_matrix((gap[i, j] + 1e-9, (i, j)), shape=(n, n))
+        _, pred = dijkstra(graph, directed=False, indices=n - 1, return_predecessors=True)
+        path, node = [], 0
+        while node != n - 1 and node >= 0:
+            path.append((float(pts[node, 0]), float(pts[node, 1])))
+            node = int(pred[node])
+        return path[::-1]
 
     def _path_blocked(self) -> bool:
         """True when the map now has a wall next to the next 2 u_m of the path."""
@@ -387,6 +423,11 @@ class Brain:
 
     def _steer(self, obs: Observation) -> tuple[float, float]:
         """Head for the farthest point of the path (within :data:`SIGHT`) seen in a straight line."""
+        # what lies behind is passed: drop the points before the nearest of the next few (a point
+        # missed by more than REACHED otherwise drew the robot back, or had it spin on the spot)
+        ahead = [math.hypot(px - self.x, py - self.y) for px, py in self.path[:14]]
+        if ahead:
+            del self.path[:ahead.index(min(ahead))]
         while len(self.path) > 1 and math.hypot(self.path[0][0] - self.x, self.path[0][1] - self.y) < REACHED:
             self.path.pop(0)
         if not self.path:
@@ -402,6 +443,7 @@ class Brain:
         speed = MAX_POWER * min(1.0, max(0.0, 1.5 * math.cos(err) - 0.5))
         front = obs.ir.get(0, self.last_front)
         self.last_front = front
+        self.facing = self.facing + 1 if front > 4.0 else 0
         if front > 4.0:                         # a wall less than 0.25 u_m ahead: turn, do not push
             speed = 0.0
             if abs(err) < math.radians(30):
@@ -449,7 +491,8 @@ class Brain:
         if not heading_just_known:
             self._correct(obs)
         self.poses.append((obs.time, self.x, self.y, self.th))
-        self.driven[self._cell(self.x, self.y)] = True
+        if math.hypot(self.x - self.trail[-1][0], self.y - self.trail[-1][1]) >= TRAIL_STEP:
+            self.trail.append((self.x, self.y))
         action = Action(requests=self._requests())
         left = right = 0.0
         g = obs.ground
@@ -475,9 +518,13 @@ class Brain:
 
     def _drive(self, obs: Observation) -> tuple[float, float]:
         self.bumps = self.bumps + 1 if obs.collision else 0
-        if self.bumps >= 4 and self.backing == 0:
-            self.backing, self.bumps = 6, 0
+        # four bumps in a row, or ten cycles in front of something too close to drive on (another
+        # robot coming the other way, often): back off and plan again
+        if (self.bumps >= 4 or self.facing >= 10) and self.backing == 0:
+            self.backing, self.bumps, self.facing = 6, 0, 0
             self.path, self.replan_in = [], 0
+            if self.phase == "home":
+                self.off_trail = OFF_TRAIL
         if self.backing:
             self.backing -= 1
             return -0.06, -0.06
@@ -489,7 +536,14 @@ class Brain:
         if arrived and self._goal() is None:
             r, c = self._cell(*self.path[-1])
             self.tried[max(0, r - 3):r + 4, max(0, c - 3):c + 4] = True
-        if arrived or self.replan_in <= 0 or self._path_blocked():
+        if self.phase == "home" and self.off_trail > 0:
+            self.off_trail -= 1
+            if self.off_trail == 0:
+                self.path = []
+        if self.phase == "home" and self.off_trail == 0:
+            if not self.path or arrived:
+                self.path = self._home_path()
+        elif arrived or self.replan_in <= 0 or self._path_blocked():
             self._plan()
             self.replan_in = REPLAN_EVERY
         if not self.path:                       # nowhere to go: look around
