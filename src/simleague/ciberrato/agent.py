@@ -121,7 +121,7 @@ class Brain:
     arena=(28.0, 14.0))``: the lab's number of beacons (each sits on its target, as in the 2008
     labs), the latencies in cycles, whether sensors must be requested, how many requests a cycle
     allows, and the arena's width (along x, compass 0) and height in u_m. Raises ValueError for an
-    arena that is not positive.
+    arena side that is not positive or is larger than the map reaches from the start (:data:`HALF`).
     """
 
     def __init__(self, n_beacons: int, compass_latency: int = 4, beacon_latency: int = 4,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import recorder
+from . import agent
 from . import messages as M
 from .scenario import Scenario
 from ..viewer.server import ViewerOptions, WebViewer
@@ -144,10 +145,13 @@ async def _play(scenario: Scenario, opt: TrialOptions, server: Server, expected:
     """Start the agents, wait for the robots, serve the trial to its end; the result."""
     procs: list[subprocess.Popen] = []
     try:
+        # the sample agents know the arena's size, as the rules of an edition state it
+        lab = scenario.lab
+        arena = ["--arena", f"{lab.width:g}x{lab.height:g}"] if max(lab.width, lab.height) <= agent.HALF else []
         for i in range(1, opt.agents + 1):
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "simleague.ciberrato.agent", "--host", opt.host,
-                 "--port", str(server.port), "--pos", str(i), "--name", f"simleague{i}"],
+                 "--port", str(server.port), "--pos", str(i), "--name", f"simleague{i}", *arena],
                 stdin=subprocess.DEVNULL))
         task = asyncio.create_task(server.run())
         deadline = time.monotonic() + opt.register_timeout
