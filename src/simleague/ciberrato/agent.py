@@ -358,19 +358,25 @@ class Brain:
             far = (np.hypot(yy - here[0], xx - here[1]) * RES >= 2.5).ravel()
             # prefer what lies ahead: turning round costs as much as 2 u_m of path
             turn = np.abs((np.arctan2(yy - here[0], xx - here[1]) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
-            candidates = np.where(unknown.ravel() & far, dist + 2.0 / np.pi * 2 * turn, np.inf)
+            # only places reachable without crossing a wall of the map (a blocked cell costs 1e3)
+            open_way = dist < 1e3
+            candidates = np.where(unknown.ravel() & far & open_way, dist + 2.0 / np.pi * 2 * turn, np.inf)
             kept = None
             if self.explore_target is not None:
                 r, c = divmod(self.explore_target, N)
                 r, c = r - rows.start, c - cols.start
                 if 0 <= r < h and 0 <= c < w:
                     kept = r * w + c
-            if kept is not None and unknown.ravel()[kept] and np.isfinite(dist[kept]):
+            if kept is not None and unknown.ravel()[kept] and open_way[kept]:
                 target = kept                   # keep going where we were going: no dithering
             else:
                 target = int(np.argmin(candidates))
                 if not np.isfinite(candidates[target]):
+                    # walled in by the map: some of its walls were other robots, or noise. Halve
+                    # every wall's evidence; the real ones come back as soon as they are seen again
                     self.path, self.explore_target = [], None
+                    np.multiply(self.logodds, 0.5, out=self.logodds, where=self.logodds > 0)
+                    self.tried[:] = False
                     return
             r, c = divmod(target, w)
             self.explore_target = (r + rows.start) * N + c + cols.start
@@ -521,6 +527,10 @@ class Brain:
         # four bumps in a row, or ten cycles in front of something too close to drive on (another
         # robot coming the other way, often): back off and plan again
         if (self.bumps >= 4 or self.facing >= 10) and self.backing == 0:
+            if self.facing >= 10:               # what stopped it goes on the map, as a bump does
+                for side in (-0.5, 0.0, 0.5):
+                    a = self.th + side
+                    self._add(self.x + 0.65 * math.cos(a), self.y + 0.65 * math.sin(a), 2 * HIT)
             self.backing, self.bumps, self.facing = 6, 0, 0
             self.path, self.replan_in = [], 0
             if self.phase == "home":
