@@ -3,6 +3,7 @@
 import json
 import math
 
+import numpy as np
 import pytest
 
 from golden import LABS
@@ -125,3 +126,26 @@ def test_way_home_follows_the_trail_round_a_wall_and_cuts_corners_where_clear():
             assert min(y0, y1) > 2.0 + 0.5
     assert length(walled) <= 9.0 + 1e-9                # never longer than the trail itself
     assert length(open_) == pytest.approx(3.0)        # in the open, straight home (trail: 9 u_m)
+
+
+def test_walled_in_by_its_map_it_halves_the_walls_evidence_and_explores_again():
+    from simleague.ciberrato.agent import OCCUPIED
+
+    brain = Brain(1)
+    brain.th = 0.0
+    for k in range(-12, 13):                      # a closed square of walls 3 u_m round the start
+        for x, y in ((0.25 * k, -3.0), (0.25 * k, 3.0), (-3.0, 0.25 * k), (3.0, 0.25 * k)):
+            r, c = brain._cell(x, y)
+            brain.logodds[r, c] = 4.0
+    inside = np.zeros_like(brain.logodds, dtype=bool)
+    r0, c0 = brain._cell(-2.75, -2.75)
+    r1, c1 = brain._cell(2.75, 2.75)
+    brain.logodds[r0:r1 + 1, c0:c1 + 1] = -4.0    # all seen, all free: nothing left to explore inside
+    inside[r0:r1 + 1, c0:c1 + 1] = True
+    plans = 0
+    while not brain.path:
+        brain._plan()
+        plans += 1
+        assert plans < 10
+    assert brain.logodds.max() <= 4.0 / 2 ** (plans - 1) + 1e-6 and brain.logodds.max() < OCCUPIED
+    assert brain.logodds[inside].max() < 0                      # what was seen free stays free
