@@ -332,20 +332,16 @@ class PathDistance:
         self.key: list[tuple[int, int] | None] = []
         self.index: dict[tuple[float, float], int] = {}
         self.links: list[dict[int, float]] = []
+        self.by_corner: dict[tuple[int, int], list[int]] = {}   # (wall, corner) -> its nodes, in order
         self._corner_links()
-        base = len(self.pos)
-        for n1 in range(base):
-            for n2 in range(n1 + 1, base):
-                if self.key[n1] == self.key[n2]:
+        for nodes in self.by_corner.values():       # arcs between the nodes of each corner
+            for k, n1 in enumerate(nodes):
+                for n2 in nodes[k + 1:]:
                     d = self.walls.arc(*self.key[n1], self.pos[n1], self.pos[n2])
                     self._link(n1, n2, d)
                     self._link(n2, n1, d)
         self.starts = [(float(x), float(y)) for x, y in starts]
         self.inits = [self._add_init(p) for p in self.starts]
-        self.by_corner: dict[tuple[int, int], list[int]] = {}
-        for n, key in enumerate(self.key):
-            if key is not None:
-                self.by_corner.setdefault(key, []).append(n)
         self.from_start = [self._dijkstra(n) for n in self.inits]
 
     def _node(self, p: tuple[float, float], key: tuple[int, int] | None, *, new: bool = False) -> int:
@@ -354,11 +350,14 @@ class PathDistance:
         p = (float(p[0]), float(p[1]))
         if not new and p in self.index:
             return self.index[p]
+        n = len(self.pos)
         self.pos.append(p)
         self.key.append(key)
         self.links.append({})
-        self.index.setdefault(p, len(self.pos) - 1)
-        return len(self.pos) - 1
+        self.index.setdefault(p, n)
+        if key is not None:
+            self.by_corner.setdefault(key, []).append(n)
+        return n
 
     def _link(self, a: int, b: int, d: float) -> None:
         if d < self.links[a].get(b, math.inf):
@@ -376,10 +375,10 @@ class PathDistance:
             b = self._node(tuple(posf[n]), convex[pair[n, 1]])
             self._link(a, b, _dist(posi[n], posf[n]))
 
-    def _corner_arcs(self, node: int, key: tuple[int, int], nodes) -> list[tuple[int, float]]:
-        """cbGraph::linkToCornerNodes: (other node, arc length) for each node of the same corner."""
-        here = self.pos[node]
-        return [(n, self.walls.arc(*key, self.pos[n], here)) for n in nodes if self.pos[n] != here]
+    def _corner_arcs(self, here: tuple[float, float], key: tuple[int, int]) -> list[tuple[int, float]]:
+        """cbGraph::linkToCornerNodes: (node, arc length to ``here``) for each node of corner
+        ``key`` (wall, corner) that is not at ``here``."""
+        return [(n, self.walls.arc(*key, self.pos[n], here)) for n in self.by_corner.get(key, ()) if self.pos[n] != here]
 
     def _add_init(self, p: tuple[float, float]) -> int:
         """cbGraph::addInitPoint: a new node at p with links to tangent nodes where a robot fits."""
@@ -389,8 +388,7 @@ class PathDistance:
         for n in np.flatnonzero(ok):
             node = self._node(tuple(points[n]), keys[n])
             self._link(init, node, _dist(p, points[n]))
-            same = [m for m, key in enumerate(self.key) if key == keys[n]]
-            for other, d in self._corner_arcs(node, keys[n], same):
+            for other, d in self._corner_arcs(self.pos[node], keys[n]):
                 self._link(other, node, d)
                 self._link(node, other, d)
         return init
@@ -430,9 +428,8 @@ class PathDistance:
             q = (float(points[n][0]), float(points[n][1]))
             existing = self.index.get(q)
             via = reach[existing] if existing is not None and existing != init else math.inf
-            for other in self.by_corner.get(keys[n], ()):
-                if self.pos[other] != q:
-                    via = min(via, reach[other] + self.walls.arc(*keys[n], self.pos[other], q))
+            for other, arc in self._corner_arcs(q, keys[n]):
+                via = min(via, reach[other] + arc)
             best = min(best, via + _dist(p, q))
         return best
 
