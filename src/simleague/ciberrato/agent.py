@@ -114,6 +114,16 @@ def _grid(h: int, w: int) -> _Grid:
     return _Grid(h, w)
 
 
+def check_arena(arena: tuple[float, float]) -> tuple[float, float]:
+    """The arena (width, height) in u_m as floats; ValueError when a side is not above 0 or is
+    larger than the map reaches from the start (:data:`HALF`, whatever the start)."""
+    width, height = (float(v) for v in arena)
+    if not (0 < width <= HALF and 0 < height <= HALF):
+        raise ValueError(f"arena {width:g} x {height:g} u_m: each side must be above 0 and at most {HALF:g} "
+                         "(the map reaches that far from the start in every direction)")
+    return width, height
+
+
 class Brain:
     """Decides one :class:`Action` per Measures.
 
@@ -126,10 +136,7 @@ class Brain:
 
     def __init__(self, n_beacons: int, compass_latency: int = 4, beacon_latency: int = 4,
                  requestable: bool = True, max_requests: int = 4, arena: tuple[float, float] = ARENA_2008):
-        if not (0 < arena[0] <= HALF and 0 < arena[1] <= HALF):
-            raise ValueError(f"arena {arena[0]:g} x {arena[1]:g} u_m: each side must be above 0 and at most {HALF:g} "
-                             "(the map reaches that far from the start in every direction)")
-        self.arena = (float(arena[0]), float(arena[1]))
+        self.arena = check_arena(arena)
         self.n_beacons = n_beacons
         self.compass_latency, self.beacon_latency = compass_latency, beacon_latency
         self.requestable, self.max_requests = requestable, max_requests
@@ -188,10 +195,8 @@ class Brain:
         if obs.collision and self.poses:
             self.x -= self.step[0]
             self.y -= self.step[1]
-            ahead = 0.65 if sum(self.out) >= 0 else -0.65
-            for side in (-1.0, -0.5, 0.0, 0.5, 1.0):   # the bump is somewhere on the front half
-                a = self.th + side
-                self._add(self.x + ahead * math.cos(a), self.y + ahead * math.sin(a), 2 * HIT)
+            # the bump is somewhere on the front half (the back half when reversing)
+            self._mark_ahead(0.65 if sum(self.out) >= 0 else -0.65, (-1.0, -0.5, 0.0, 0.5, 1.0))
         then = self._pose_at(obs.time - self.compass_latency)
         if obs.compass is not None and then is not None:
             error = _wrap(math.radians(obs.compass) - then[2])
@@ -216,6 +221,13 @@ class Brain:
                 if not rays or math.hypot(ray[0] - rays[-1][0], ray[1] - rays[-1][1]) > 0.3:
                     rays.append(ray)
                     del rays[:-30]
+
+    def _mark_ahead(self, distance: float, sides: tuple[float, ...]) -> None:
+        """Something solid ``distance`` u_m ahead (negative: behind), at each of the ``sides``
+        (rad from the heading): strong evidence on the map, as a bump gives."""
+        for side in sides:
+            a = self.th + side
+            self._add(self.x + distance * math.cos(a), self.y + distance * math.sin(a), 2 * HIT)
 
     def _add(self, x: float, y: float, amount: float) -> None:
         r, c = self._cell(x, y)
@@ -528,9 +540,7 @@ class Brain:
         # robot coming the other way, often): back off and plan again
         if (self.bumps >= 4 or self.facing >= 10) and self.backing == 0:
             if self.facing >= 10:               # what stopped it goes on the map, as a bump does
-                for side in (-0.5, 0.0, 0.5):
-                    a = self.th + side
-                    self._add(self.x + 0.65 * math.cos(a), self.y + 0.65 * math.sin(a), 2 * HIT)
+                self._mark_ahead(0.65, (-0.5, 0.0, 0.5))
             self.backing, self.bumps, self.facing = 6, 0, 0
             self.path, self.replan_in = [], 0
             if self.phase == "home":
@@ -579,13 +589,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="arena width (along compass 0) and height in u_m (default 28x14, the 2008 rules)")
     args = ap.parse_args(argv)
     try:
-        arena = tuple(float(v) for v in args.arena.lower().split("x"))
-        if len(arena) != 2:
-            raise ValueError
+        sides = [float(v) for v in args.arena.lower().split("x")]
     except ValueError:
+        sides = []
+    if len(sides) != 2:
         ap.error(f"--arena {args.arena!r}: give width x height in u_m, for example 28x14")
-    if not all(0 < v <= HALF for v in arena):
-        ap.error(f"--arena {args.arena!r}: each side must be above 0 and at most {HALF:g} u_m")
+    try:
+        arena = check_arena(sides)
+    except ValueError as exc:
+        ap.error(f"--arena {args.arena!r}: {exc}")
     try:
         with Client(args.name, args.pos, args.host, args.port, timeout=30.0) as robot:
             p = robot.params
