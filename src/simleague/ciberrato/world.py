@@ -26,9 +26,9 @@ import numpy as np
 
 from . import kernels
 from . import sensors as S
+from .cornergraph import PathDistance
 from .geometry import LabGeometry
 from .scenario import Scenario
-from .cornergraph import PathDistance
 from .scoring import RobotScore, StepFacts, make_rules
 from .types import Action, Observation, RobotStatus  # noqa: F401  (re-exported: world.Action ...)
 
@@ -101,7 +101,12 @@ class World:
         self._ground_delay = S.DelayLine(p.ground_latency, (n,), -1, dtype=int)
         self._collision_delay = S.DelayLine(p.collision_latency, (n,), False, dtype=bool)
         self._measured = None
-        self._noise_scales: dict[int, np.ndarray] = {}    # beacons -> the step's noise scales
+        # per-step sensor noise: (width, drawn?) of the obstacle, beacon and compass blocks, and
+        # the scales of the drawn ones, in that order (see _sensor_noise)
+        sensed = nb if p.beacon_sensor else 0
+        blocks = ((4, p.obstacle_noise), (sensed, math.radians(p.beacon_noise)), (1, math.radians(p.compass_noise)))
+        self._noise_widths = [(width, sigma > 0) for width, sigma in blocks]
+        self._noise_sigmas = np.concatenate([np.full(width, sigma) for width, sigma in blocks if sigma > 0] or [np.zeros(0)])
         self._first_target = np.full(n, -1)  # first target area holding each robot (this step)
         self._shown_state: dict[int, str] = {}
         self._button_state = "Stopped"
@@ -239,11 +244,10 @@ class World:
         live = self.present
         x, y, th = self.x, self.y, self.theta
         angles = self.ir_angles
-        nb = len(self.lab.beacons) if p.beacon_sensor else 0
-        ir_noise, beacon_noise, compass_noise = self._sensor_noise(nb)
+        ir_noise, beacon_noise, compass_noise = self._sensor_noise()
         ir = S.ir_values(S.ir_distances(self.geo, x, y, th, angles, live), ir_noise)
         beacons = np.full((n, len(self.lab.beacons)), np.nan)
-        if nb:
+        if p.beacon_sensor and self.lab.beacons:
             beacons = S.beacon_values_deg(self.geo, x, y, th, beacon_noise, p.beacon_aperture)
         compass = S.compass_deg(th, compass_noise)
         self._first_target, ground = S.target_areas(self.geo, x, y)
@@ -267,34 +271,24 @@ class World:
         self._measured["line"] = ["".join("1" if v else "0" for v in row)
                                   for row in S.line_sensor(self.geo, x, y, th, flips).tolist()]
 
-    def _sensor_noise(self, nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Gaussian noise of a step's readings: obstacle (N, 4), beacon (N, nb) in radians and
-        compass (N,) in radians, zeros where the parameter is 0.
+    def _sensor_noise(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Gaussian noise of a step's readings: obstacle (N, 4), beacon (N, B) in radians and
+        compass (N,) in radians, zeros where the parameter is 0 (B = 0 with the beacon sensor off).
 
         Each robot draws from its own stream, in the order obstacle sensors, beacons, compass, in
         one call: ``normal(0, s, k)`` is ``s`` times the same standard normals, so this is the
         sequence of three separate draws, at a third of the calls.
         """
-        p, n = self.params, self.capacity
-        sigmas = self._noise_scales.get(nb)
-        if sigmas is None:
-            sigmas = self._noise_scales[nb] = np.concatenate([
-                np.full(4, p.obstacle_noise) if p.obstacle_noise > 0 else [],
-                np.full(nb, math.radians(p.beacon_noise)) if p.beacon_noise > 0 else [],
-                [math.radians(p.compass_noise)] if p.compass_noise > 0 else []])
+        n, sigmas = self.capacity, self._noise_sigmas
         drawn = np.zeros((n, len(sigmas)))
         if len(sigmas):
             for rid, robot in self.robots.items():
                 if self.present[rid - 1]:
                     drawn[rid - 1] = robot.rng.standard_normal(len(sigmas)) * sigmas
-        noise = []
-        k = 0
-        for width, sigma in ((4, p.obstacle_noise), (nb, p.beacon_noise), (1, p.compass_noise)):
-            if sigma > 0:
-                noise.append(drawn[:, k:k + width])
-                k += width
-            else:
-                noise.append(np.zeros((n, width)))
+        noise, k = [], 0
+        for width, drawn_here in self._noise_widths:
+            noise.append(drawn[:, k:k + width] if drawn_here else np.zeros((n, width)))
+            k += width if drawn_here else 0
         return noise[0], noise[1], noise[2][:, 0]
 
     def _noise(self, sigma: float, k: int) -> np.ndarray:
