@@ -130,14 +130,18 @@ def rgb(hex_colour: str):
 
 
 def assert_robot_drawn(pixels, robot: dict, colour: str):
-    """The body of the robot, behind its centre (away from the white heading line), has its colour."""
+    """The body of the robot has its colour: at least four of five points half way out from its
+    centre, away from the white heading line, (a neighbour's name or lamps may cover one)."""
     import math
     a = math.radians(robot["dir"])
-    scale = robot["scale"]
-    px = robot["px"] - 0.25 * scale * math.cos(a)
-    py = robot["py"] + 0.25 * scale * math.sin(a)
-    got = pixels[int(round(py)), int(round(px))]
-    assert max(abs(g - w) for g, w in zip(got, rgb(colour))) < 0.08, (robot, got, colour)
+    reach = 0.25 * robot["scale"]
+    got = []
+    for turn in (90, 135, 180, 225, 270):
+        b = a + math.radians(turn)
+        px, py = robot["px"] + reach * math.cos(b), robot["py"] - reach * math.sin(b)
+        got.append(pixels[int(round(py)), int(round(px))])
+    right = [max(abs(g - w) for g, w in zip(p, rgb(colour))) < 0.08 for p in got]
+    assert sum(right) >= 4, (robot, got, colour)
 
 
 def last_record_per_cycle(cycles: list[dict]) -> dict[int, dict[int, dict]]:

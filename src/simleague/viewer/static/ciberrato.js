@@ -129,26 +129,32 @@ function draw(now) {
         ctx.strokeStyle = colour(id); ctx.globalAlpha = 0.55; ctx.lineWidth = 1.5; ctx.stroke(); ctx.globalAlpha = 1;
       }
     }
+    // cones and collision rings first, then every body: neither may cover a neighbour
     const cones = $("show-cones").checked;
     for (const r of frame.r) {
+      const [px, py] = toPixel(r[X], r[Y]), info = view.roster.get(r[ID]);
+      if (cones && info) drawCones(px, py, r[DIR] * Math.PI / 180, info.ir, r[IR]);
+      const flash = view.flashes.get(r[ID]);
+      if (flash !== undefined && now - flash < FLASH_MS) {
+        const k = (now - flash) / FLASH_MS;
+        ctx.beginPath(); ctx.arc(px, py, ROBOT_RADIUS * s * (1.1 + 0.9 * k), 0, 2 * Math.PI);
+        ctx.strokeStyle = `rgba(229,57,53,${1 - k})`; ctx.lineWidth = 3; ctx.stroke();
+        view.dirty = true;                        // keep animating the flash
+      }
+    }
+    for (const r of frame.r) {
       const [px, py] = toPixel(r[X], r[Y]), rad = ROBOT_RADIUS * s, a = r[DIR] * Math.PI / 180;
-      const info = view.roster.get(r[ID]);
-      if (cones && info) drawCones(px, py, a, info.ir, r[IR]);
       ctx.beginPath(); ctx.arc(px, py, rad, 0, 2 * Math.PI);
       ctx.fillStyle = colour(r[ID]); ctx.globalAlpha = r[STATE] === "Removed" ? 0.3 : 1; ctx.fill();
       ctx.strokeStyle = "#111"; ctx.lineWidth = 1; ctx.stroke();
       ctx.beginPath(); ctx.moveTo(px, py); ctx.lineTo(px + rad * Math.cos(a), py - rad * Math.sin(a));
       ctx.strokeStyle = "#fff"; ctx.lineWidth = 2; ctx.stroke(); ctx.globalAlpha = 1;
-      drawLeds(px, py, rad, r[LEDS]);
-      const flash = view.flashes.get(r[ID]);
-      if (flash !== undefined && now - flash < FLASH_MS) {
-        const k = (now - flash) / FLASH_MS;
-        ctx.beginPath(); ctx.arc(px, py, rad * (1.1 + 0.9 * k), 0, 2 * Math.PI);
-        ctx.strokeStyle = `rgba(229,57,53,${1 - k})`; ctx.lineWidth = 3; ctx.stroke();
-        view.dirty = true;                        // keep animating the flash
-      }
-      label(ctx, info ? info.name : `robot ${r[ID]}`, px, py - rad - 6, "#1d2329");
       drawn[r[ID]] = { x: r[X], y: r[Y], dir: r[DIR], px, py };
+    }
+    for (const r of frame.r) {                     // lamps and names last, over every body
+      const info = view.roster.get(r[ID]), [px, py] = toPixel(r[X], r[Y]), rad = ROBOT_RADIUS * s;
+      drawLeds(px, py, rad, r[LEDS]);
+      label(ctx, info ? info.name : `robot ${r[ID]}`, px, py - rad - 6, "#1d2329");
     }
   }
   window.simleague.drawn = drawn;
