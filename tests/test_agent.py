@@ -149,3 +149,53 @@ def test_walled_in_by_its_map_it_halves_the_walls_evidence_and_explores_again():
         assert plans < 10
     assert brain.logodds.max() <= 4.0 / 2 ** (plans - 1) + 1e-6 and brain.logodds.max() < OCCUPIED
     assert brain.logodds[inside].max() < 0                      # what was seen free stays free
+
+
+def _mark(brain: Brain, x0: float, x1: float, y0: float, y1: float, value: float):
+    """Set the map cells from the one holding (x0, y0) to the one holding (x1, y1) (u_m from the
+    start; cells are 0.25 u_m with centres at odd multiples of 0.125)."""
+    r0, c0 = brain._cell(x0, y0)
+    r1, c1 = brain._cell(x1, y1)
+    brain.logodds[r0:r1 + 1, c0:c1 + 1] = value
+
+
+def _box(brain: Brain, x0: float, x1: float, y0: float, y1: float):
+    """A closed outline of wall cells round [x0, x1] x [y0, y1]."""
+    for xa, xb, ya, yb in ((x0, x1, y0, y0), (x0, x1, y1, y1), (x0, x0, y0, y1), (x1, x1, y0, y1)):
+        _mark(brain, xa, xb, ya, yb, 4.0)
+
+
+def test_exploring_never_aims_into_the_unknown_inside_of_a_wall():
+    """A robot 0.4 u_m from a thick wall whose inside it never saw, in a room it has seen all of:
+    a path into the inside would cross only three blocked cells of the map, but there is no way
+    in; it has nothing to explore (and so lets the walls' evidence fade) rather than push in."""
+    brain = Brain(1)
+    brain.th = 0.0
+    brain.x = 1.6
+    _mark(brain, -10, 10, -6, 6, -4.0)             # a closed room, all seen free ...
+    _box(brain, -10, 10, -6, 6)
+    _mark(brain, 2.0, 5.0, -1.5, 1.5, 0.0)         # ... but the wall's inside
+    _box(brain, 2.0, 5.0, -1.5, 1.5)
+    brain._plan()
+    assert brain.explore_target is None
+    assert all(not (2.0 <= x <= 5.0 and -1.5 <= y <= 1.5) for x, y in brain.path), brain.path
+
+
+def test_a_corridor_mapped_a_cell_too_narrow_is_squeezed_through_to_the_beacon():
+    """The 2008 labs have corridors 1.5 u_m wide (Manga2); with their walls mapped a cell into
+    the corridor, the robot's inflated map closes it. The beacon is only reachable through it,
+    so the plan squeezes through rather than stopping at the nearest open place."""
+    brain = Brain(1)
+    brain.th = 0.0
+    _mark(brain, -3, 10, -4, 4, -4.0)              # a closed room, all seen
+    _box(brain, -3, 10, -4, 4)
+    _mark(brain, 4.0, 4.5, -4, 4, 4.0)             # a wall across it, with a corridor 1.5 wide
+    _mark(brain, 4.0, 4.5, -0.3, 0.3, -4.0)        # mapped a cell too narrow on each side: 1 u_m
+    for ox, oy in ((0, 0), (0, 2), (0, -2), (2, 3)):   # bearings from four places to (8, 0)
+        brain.rays[0].append((ox, oy, math.atan2(-oy, 8 - ox)))
+    assert brain.beacon_estimate(0) == pytest.approx((8.0, 0.0), abs=1e-6)
+    brain._plan()
+    assert brain.path, "no plan to the beacon"
+    assert math.hypot(brain.path[-1][0] - 8.0, brain.path[-1][1]) < 0.25, brain.path[-1]
+    crossing = [y for x, y in brain.path if 4.0 <= x <= 4.5]
+    assert crossing and all(abs(y) < 0.5 for y in crossing)

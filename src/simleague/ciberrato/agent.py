@@ -20,8 +20,11 @@ as the compass gives them.
   a bearing that led nowhere, or for a beacon never seen, it explores: the nearest unknown place
   at least 2.5 u_m away, preferring what lies ahead, kept until it is known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
-  radius, unknown cells passable at a higher cost, searched only in the part of the map that can
-  still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1; another size can be
+  radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
+  cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
+  reach, planned again letting it squeeze through gaps just a robot wide (the 1.5 u_m corridors
+  of the 2008 labs close when a wall is mapped a cell too thick); searched only in the part of
+  the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1; another size can be
   given): no plan leads past a border the robot cannot yet know to be one, and a plan costs half
   the time. Followed towards the farthest path point in straight sight (points passed are
   dropped), replanned every few cycles or when the map blocks it.
@@ -112,6 +115,29 @@ class _Grid:
 @functools.lru_cache(maxsize=32)
 def _grid(h: int, w: int) -> _Grid:
     return _Grid(h, w)
+
+
+class _Window:
+    """One plan's view of the part of the map that can hold the arena: the ``rows``/``cols``
+    slices of the map, the robot's cell ``here`` in it, the cells' ``cost`` and ``blocked``
+    arrays; it works out the path lengths :attr:`dist` and predecessors :attr:`pred` from the
+    robot and the cells in :attr:`reachable` (all flat, row-major)."""
+
+    def __init__(self, rows: slice, cols: slice, here: tuple[int, int], cost: np.ndarray,
+                 blocked: np.ndarray):
+        self.rows, self.cols, self.here, self.blocked = rows, cols, here, blocked
+        self.width = blocked.shape[1]
+        self.start = here[0] * self.width + here[1]
+        self.dist, self.pred = _grid(*blocked.shape).shortest(cost.ravel(), self.start)
+        # where it can go without crossing a wall of the map: the robot's part of the free cells
+        # (a path cost below that of one blocked cell is not enough: such a path crosses a thin
+        # wall into the unknown inside of a thick one)
+        parts, _ = ndimage.label(~blocked, structure=np.ones((3, 3)))
+        self.reachable = (parts == parts[here]).ravel()
+
+    def local(self, r: int, c: int) -> tuple[int, int]:
+        """A map cell's row and column in the window (may fall outside it)."""
+        return r - self.rows.start, c - self.cols.start
 
 
 def check_arena(arena: tuple[float, float]) -> tuple[float, float]:
@@ -293,18 +319,23 @@ class Brain:
             window.append(slice(max(0, min(lo, hi - reach)), min(N, max(hi, lo + reach) + 1)))
         return window[0], window[1]
 
-    def _costs(self, logodds: np.ndarray, here: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Cell costs and blocked cells of a piece of the map; ``here`` is the robot's cell in it."""
+    def _costs(self, logodds: np.ndarray, here: tuple[int, int], squeeze: bool = False
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Cell costs and blocked cells of a piece of the map; ``here`` is the robot's cell in it.
+        ``squeeze``: cells exactly the robot's radius (in cells) from a wall are passable, at a
+        high cost, which opens the 1.5 u_m corridors of the 2008 labs (robot 1 u_m wide, map cells
+        0.25) that a wall mapped a cell too thick closes."""
         occupied = logodds > OCCUPIED
         # distance (cells) to the nearest occupied cell: blocked within the robot's radius, "near"
         # within 0.9 u_m (as dilating by discs of those radii)
         clearance = ndimage.distance_transform_edt(~occupied) if occupied.any() else np.full(occupied.shape, np.inf)
-        blocked = clearance <= 0.5 / RES
+        radius = 0.5 / RES
+        blocked = clearance < radius if squeeze else clearance <= radius
         near = clearance <= 0.9 / RES
         r0, c0 = here
         blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False    # never wall the robot in
         unknown = np.abs(logodds) < 0.3
-        cost = np.where(near, 2.0, np.where(unknown, 1.5, 1.0))
+        cost = np.where(clearance <= radius, 8.0, np.where(near, 2.0, np.where(unknown, 1.5, 1.0)))
         return np.where(blocked, 1e3, cost), blocked
 
     def _goal(self) -> tuple[float, float] | None:
@@ -333,73 +364,85 @@ class Brain:
                     best = (d, est)
         return None if best is None else best[1]
 
-    def _map_costs(self):
+    def _map_costs(self, squeeze: bool = False):
         """Costs and blocked cells of the part of the map that can hold the arena, as
         ``(rows, cols, here, cost, blocked)``; :attr:`blocked` is updated to match (all of the map
-        outside that part is blocked)."""
+        outside that part is blocked). ``squeeze`` as in :meth:`_costs`."""
         r0, c0 = self._cell(self.x, self.y)
         rows, cols = self._window(r0, c0)
         here = (r0 - rows.start, c0 - cols.start)
-        cost, blocked = self._costs(self.logodds[rows, cols], here)
+        cost, blocked = self._costs(self.logodds[rows, cols], here, squeeze)
         self.blocked[:] = True
         self.blocked[rows, cols] = blocked
         return rows, cols, here, cost, blocked
 
     def _plan(self) -> None:
-        rows, cols, here, cost, blocked = self._map_costs()
-        h, w = rows.stop - rows.start, cols.stop - cols.start
-        flat = cost.ravel()
-        start = here[0] * w + here[1]
-        dist, pred = _grid(h, w).shortest(flat, start)
-        yy, xx = np.ogrid[0:h, 0:w]
+        """A new :attr:`path` to the goal, or to a place to explore. Planned with the walls
+        inflated by the robot's radius; when that leaves the goal (or every place to explore)
+        out of reach, planned again squeezing through gaps just a robot wide (:meth:`_costs`)."""
         goal = self._goal()
-        if goal is not None:
-            self.explore_target = None
-            r, c = self._cell(*goal)
-            r, c = r - rows.start, c - cols.start
-            target = r * w + c if 0 <= r < h and 0 <= c < w else -1
-            if target < 0 or not np.isfinite(dist[target]) or flat[target] >= 1e3:
-                # the goal lies in a wall of the map or outside what can be the lab: the nearest
-                # reachable cell around it instead
-                near_goal = np.hypot(yy - r, xx - c) * RES
-                reachable = np.isfinite(dist) & (flat < 1e3)
-                target = int(np.argmin(np.where(reachable, near_goal.ravel() + 0.1 * dist, np.inf)))
-        else:
-            # explore: the nearest unknown place at least 2.5 u_m away (unknown cells are passable)
-            unknown = (np.abs(self.logodds[rows, cols]) < 0.3) & ~blocked & ~self.tried[rows, cols]
-            far = (np.hypot(yy - here[0], xx - here[1]) * RES >= 2.5).ravel()
-            # prefer what lies ahead: turning round costs as much as 2 u_m of path
-            turn = np.abs((np.arctan2(yy - here[0], xx - here[1]) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
-            # only places reachable without crossing a wall of the map (a blocked cell costs 1e3)
-            open_way = dist < 1e3
-            candidates = np.where(unknown.ravel() & far & open_way, dist + 2.0 / np.pi * 2 * turn, np.inf)
-            kept = None
-            if self.explore_target is not None:
-                r, c = divmod(self.explore_target, N)
-                r, c = r - rows.start, c - cols.start
-                if 0 <= r < h and 0 <= c < w:
-                    kept = r * w + c
-            if kept is not None and unknown.ravel()[kept] and open_way[kept]:
-                target = kept                   # keep going where we were going: no dithering
+        for squeeze in (False, True):
+            window = _Window(*self._map_costs(squeeze))
+            if goal is not None:
+                target = self._goal_cell(window, goal, last_try=squeeze)
             else:
-                target = int(np.argmin(candidates))
-                if not np.isfinite(candidates[target]):
-                    # walled in by the map: some of its walls were other robots, or noise. Halve
-                    # every wall's evidence; the real ones come back as soon as they are seen again
-                    self.path, self.explore_target = [], None
-                    np.multiply(self.logodds, 0.5, out=self.logodds, where=self.logodds > 0)
-                    self.tried[:] = False
-                    return
-            r, c = divmod(target, w)
-            self.explore_target = (r + rows.start) * N + c + cols.start
+                target = self._explore_cell(window)
+            if target is not None:
+                break
+        else:
+            # walled in by the map: some of its walls were other robots, or noise. Halve every
+            # wall's evidence; the real ones come back as soon as they are seen again
+            self.path, self.explore_target = [], None
+            np.multiply(self.logodds, 0.5, out=self.logodds, where=self.logodds > 0)
+            self.tried[:] = False
+            return
         path = []
         node = target
-        while node != start and node >= 0 and len(path) < 4 * N:
-            r, c = divmod(int(node), w)
-            path.append(self._centre(r + rows.start, c + cols.start))
-            node = int(pred[node])
+        while node != window.start and node >= 0 and len(path) < 4 * N:
+            r, c = divmod(int(node), window.width)
+            path.append(self._centre(r + window.rows.start, c + window.cols.start))
+            node = int(window.pred[node])
         path.reverse()
         self.path = path
+
+    def _goal_cell(self, window: _Window, goal: tuple[float, float], last_try: bool) -> int | None:
+        """The goal's cell (flat index in the window), or None when it is out of reach; on the
+        ``last_try`` the cell in reach nearest to it instead (the goal lies in a wall of the map,
+        or outside what can be the lab)."""
+        self.explore_target = None
+        r, c = window.local(*self._cell(*goal))
+        h, w = window.blocked.shape
+        target = r * w + c if 0 <= r < h and 0 <= c < w else -1
+        if target >= 0 and window.reachable[target]:
+            return target
+        if not last_try:
+            return None
+        yy, xx = np.ogrid[0:h, 0:w]
+        near_goal = (np.hypot(yy - r, xx - c) * RES).ravel()
+        return int(np.argmin(np.where(window.reachable, near_goal + 0.1 * window.dist, np.inf)))
+
+    def _explore_cell(self, window: _Window) -> int | None:
+        """A place to explore (flat index in the window), or None when none is in reach: the
+        nearest unknown cell in reach at least 2.5 u_m away, preferring what lies ahead, kept
+        as :attr:`explore_target` until it is known (no dithering)."""
+        rows, cols, (r0, c0) = window.rows, window.cols, window.here
+        h, w = window.blocked.shape
+        unknown = ((np.abs(self.logodds[rows, cols]) < 0.3) & ~window.blocked & ~self.tried[rows, cols]).ravel()
+        if self.explore_target is not None:
+            r, c = window.local(*divmod(self.explore_target, N))
+            if 0 <= r < h and 0 <= c < w and unknown[r * w + c] and window.reachable[r * w + c]:
+                return r * w + c
+        yy, xx = np.ogrid[0:h, 0:w]
+        far = (np.hypot(yy - r0, xx - c0) * RES >= 2.5).ravel()
+        # turning round costs as much as 2 u_m of path
+        turn = np.abs((np.arctan2(yy - r0, xx - c0) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
+        candidates = np.where(unknown & far & window.reachable, window.dist + 2.0 / np.pi * 2 * turn, np.inf)
+        target = int(np.argmin(candidates))
+        if not np.isfinite(candidates[target]):
+            return None
+        r, c = divmod(target, w)
+        self.explore_target = (r + rows.start) * N + c + cols.start
+        return target
 
     def _home_path(self) -> list[tuple[float, float]]:
         """The way home along the robot's own trail: the points it drove through, joined in order
