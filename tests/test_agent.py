@@ -199,3 +199,22 @@ def test_a_corridor_mapped_a_cell_too_narrow_is_squeezed_through_to_the_beacon()
     assert math.hypot(brain.path[-1][0] - 8.0, brain.path[-1][1]) < 0.25, brain.path[-1]
     crossing = [y for x, y in brain.path if 4.0 <= x <= 4.5]
     assert crossing and all(abs(y) < 0.5 for y in crossing)
+
+
+def test_backing_into_something_stops_the_backing():
+    """Four bumps ahead make the robot back off; a bump while backing means something is behind
+    too: it stops reversing (it used to keep backing into that wall for the rest of the trial)."""
+    from simleague.ciberrato.types import Observation
+
+    def bumped(t: int) -> Observation:
+        return Observation(time=t, collision=True, compass=0, ground=None, ir={0: 0.5, 1: 0.5, 2: 0.5},
+                           beacons={}, gps=None, line=None, score=None, messages=[],
+                           leds=(False, False, False), buttons=(True, False))
+
+    brain = Brain(1, requestable=False)
+    brain.th = 0.0
+    actions = [brain.decide(bumped(t)) for t in range(1, 5)]
+    assert (actions[-1].left, actions[-1].right) == (-0.06, -0.06)     # four bumps: backing off
+    after = brain.decide(bumped(5))                                     # ... into something
+    assert not (after.left < 0 and after.right < 0), (after.left, after.right)
+    assert brain.backing == 0

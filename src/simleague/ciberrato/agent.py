@@ -578,6 +578,10 @@ class Brain:
         return action
 
     def _drive(self, obs: Observation) -> tuple[float, float]:
+        if self.backing and obs.collision:
+            # backed into something: what is behind is on the map now (as any bump); stop backing,
+            # or four such bumps start the backing again and it pushes at that wall for good
+            self.backing = self.bumps = 0
         self.bumps = self.bumps + 1 if obs.collision else 0
         # four bumps in a row, or ten cycles in front of something too close to drive on (another
         # robot coming the other way, often): back off and plan again
