@@ -202,19 +202,48 @@ def test_a_corridor_mapped_a_cell_too_narrow_is_squeezed_through_to_the_beacon()
 
 
 def test_backing_into_something_stops_the_backing():
-    """Four bumps ahead make the robot back off; a bump while backing means something is behind
-    too: it stops reversing (it used to keep backing into that wall for the rest of the trial)."""
+    """Four bumps ahead make the robot back off for six cycles, through the bumps it still
+    feels from the front; a bump after it got free means something is behind: it stops reversing
+    (it used to count those bumps, back off again and push at that wall to the end)."""
     from simleague.ciberrato.types import Observation
 
-    def bumped(t: int) -> Observation:
-        return Observation(time=t, collision=True, compass=0, ground=None, ir={0: 0.5, 1: 0.5, 2: 0.5},
+    def measures(t: int, collision: bool) -> Observation:
+        return Observation(time=t, collision=collision, compass=0, ground=None, ir={0: 0.5, 1: 0.5, 2: 0.5},
                            beacons={}, gps=None, line=None, score=None, messages=[],
                            leds=(False, False, False), buttons=(True, False))
 
+    def reversing(action) -> bool:
+        return action.left < 0 and action.right < 0
+
     brain = Brain(1, requestable=False)
     brain.th = 0.0
-    actions = [brain.decide(bumped(t)) for t in range(1, 5)]
-    assert (actions[-1].left, actions[-1].right) == (-0.06, -0.06)     # four bumps: backing off
-    after = brain.decide(bumped(5))                                     # ... into something
-    assert not (after.left < 0 and after.right < 0), (after.left, after.right)
-    assert brain.backing == 0
+    bumps = [brain.decide(measures(t, True)) for t in range(1, 5)]
+    assert [reversing(a) for a in bumps] == [False, False, False, True]     # four bumps: back off
+    still = [brain.decide(measures(t, True)) for t in (5, 6)]               # still touching ahead
+    assert all(map(reversing, still))
+    assert reversing(brain.decide(measures(7, False)))                       # free ...
+    assert not reversing(brain.decide(measures(8, True)))                    # ... then into something
+    assert brain.backing == 0 and brain.bumps == 1
+
+    brain = Brain(1, requestable=False)                                      # nothing behind:
+    brain.th = 0.0
+    actions = [brain.decide(measures(t, t <= 4)) for t in range(1, 12)]
+    assert [reversing(a) for a in actions] == [False] * 3 + [True] * 6 + [False] * 2
+
+
+def test_a_robot_standing_inside_its_walls_inflation_still_has_a_way_out():
+    """Its map has wall cells either side of it, a cell away, and behind it (other robots,
+    noise): every cell round it is within its radius of a wall. The cells no nearer a wall than
+    it stands are its way out, and the plan leads through them to the beacon ahead; it used to
+    aim at its own cell and turn on the spot for hundreds of cycles (Manga2, seed 1)."""
+    brain = Brain(1)
+    brain.th = math.pi / 2
+    _mark(brain, -8, 8, -5, 5, -4.0)               # a closed room, all seen
+    _box(brain, -8, 8, -5, 5)
+    _mark(brain, -0.2, -0.2, -1, 0.9, 4.0)         # a slot a cell wide round the robot
+    _mark(brain, 0.4, 0.4, -1, 0.9, 4.0)
+    _mark(brain, -0.2, 0.4, -0.4, -0.4, 4.0)
+    for ox, oy in ((0, 0), (2, 1), (-2, 1), (0, 2)):   # bearings to a beacon at (0, 4)
+        brain.rays[0].append((ox, oy, math.atan2(4 - oy, -ox)))
+    brain._plan()
+    assert brain.path and math.hypot(brain.path[-1][0], brain.path[-1][1] - 4.0) < 0.25, brain.path

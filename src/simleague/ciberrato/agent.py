@@ -34,7 +34,7 @@ as the compass gives them.
   plans on the map for a while.
 * **Safety**: a wall less than 0.25 u_m ahead stops the forward motion; four bumps in a row, or ten
   cycles with something that close ahead (another robot coming the other way), make it back off
-  and plan again.
+  (six cycles, or until it bumps into something behind) and plan again.
 
 The decision logic is :class:`Brain` (pure: Observation in, Action out); :func:`main` connects it
 to a simulator with :class:`~simleague.ciberrato.client.Client`.
@@ -183,7 +183,8 @@ class Brain:
         self.bumps = 0
         self.facing = 0                     # cycles in a row with something less than 0.25 u_m ahead
         self.last_front = 0.0
-        self.backing = 0
+        self.backing = 0                    # cycles left backing off
+        self.backed_free = False            # no bump since the backing began
         self.ended = False
         self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
@@ -332,8 +333,14 @@ class Brain:
         radius = 0.5 / RES
         blocked = clearance < radius if squeeze else clearance <= radius
         near = clearance <= 0.9 / RES
+        # never wall the robot in: its own cells are open, and so, when it stands closer to a wall
+        # than its radius, are the cells within 1 u_m no closer to a wall than it is (its way out)
         r0, c0 = here
-        blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False    # never wall the robot in
+        if clearance[r0, c0] <= radius:
+            k = int(1.0 / RES)
+            around = (slice(max(0, r0 - k), r0 + k + 1), slice(max(0, c0 - k), c0 + k + 1))
+            blocked[around] &= clearance[around] < max(1.0, clearance[r0, c0])
+        blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False
         unknown = np.abs(logodds) < 0.3
         cost = np.where(clearance <= radius, 8.0, np.where(near, 2.0, np.where(unknown, 1.5, 1.0)))
         return np.where(blocked, 1e3, cost), blocked
@@ -578,22 +585,25 @@ class Brain:
         return action
 
     def _drive(self, obs: Observation) -> tuple[float, float]:
-        if self.backing and obs.collision:
-            # backed into something: what is behind is on the map now (as any bump); stop backing,
-            # or four such bumps start the backing again and it pushes at that wall for good
-            self.backing = self.bumps = 0
+        if self.backing:
+            if obs.collision and self.backed_free:
+                # backed into something after getting free of what was ahead: stop here and plan
+                # (it used to count these bumps, back off again and push at that wall for good)
+                self.backing = 0
+            else:
+                self.backed_free = self.backed_free or not obs.collision
+                self.backing -= 1
+                return -0.06, -0.06
         self.bumps = self.bumps + 1 if obs.collision else 0
         # four bumps in a row, or ten cycles in front of something too close to drive on (another
         # robot coming the other way, often): back off and plan again
-        if (self.bumps >= 4 or self.facing >= 10) and self.backing == 0:
+        if self.bumps >= 4 or self.facing >= 10:
             if self.facing >= 10:               # what stopped it goes on the map, as a bump does
                 self._mark_ahead(0.65, (-0.5, 0.0, 0.5))
-            self.backing, self.bumps, self.facing = 6, 0, 0
+            self.backing, self.bumps, self.facing, self.backed_free = 5, 0, 0, False
             self.path, self.replan_in = [], 0
             if self.phase == "home":
                 self.off_trail = OFF_TRAIL
-        if self.backing:
-            self.backing -= 1
             return -0.06, -0.06
         self.replan_in -= 1
         arrived = bool(self.path) and math.hypot(self.path[-1][0] - self.x, self.path[-1][1] - self.y) < REACHED
