@@ -247,3 +247,26 @@ def test_a_robot_standing_inside_its_walls_inflation_still_has_a_way_out():
         brain.rays[0].append((ox, oy, math.atan2(4 - oy, -ox)))
     brain._plan()
     assert brain.path and math.hypot(brain.path[-1][0], brain.path[-1][1] - 4.0) < 0.25, brain.path
+
+
+def test_with_every_known_way_to_the_beacon_closed_it_explores_towards_it():
+    """The beacon lies beyond a wall the robot has seen end to end, in a room whose far side is
+    still unknown: rather than wait at the wall, nearest the beacon, it goes to see the unknown
+    part (a way round may be there); with nothing left to see it lets the walls' evidence fade."""
+    brain = Brain(1)
+    brain.th = 0.0
+    _mark(brain, -8, 8, -5, 5, -4.0)               # a closed room, all seen ...
+    _box(brain, -8, 8, -5, 5)
+    _mark(brain, -7.75, -5, -4.75, 4.75, 0.0)      # ... but its far end
+    _mark(brain, 2.0, 2.0, -5, 5, 4.0)             # a wall across it, the beacon behind
+    for ox, oy in ((0, 0), (0, 2), (0, -2), (-2, 3)):
+        brain.rays[0].append((ox, oy, math.atan2(-oy, 5 - ox)))
+    brain._plan()
+    assert brain.path and brain.path[-1][0] <= -4.75, brain.path[-1:]   # off to the unknown end
+    assert brain.explore_target is not None
+
+    _mark(brain, -7.75, -5, -4.75, 4.75, -4.0)     # seen it all: nothing left to explore
+    before = brain.logodds.max()
+    brain.x, brain.y = 1.25, 0.0                   # at the wall already
+    brain._plan()
+    assert brain.path == [] and brain.logodds.max() == before / 2

@@ -23,7 +23,8 @@ as the compass gives them.
   radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
   cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
   reach, planned again letting it squeeze through gaps just a robot wide (the 1.5 u_m corridors
-  of the 2008 labs close when a wall is mapped a cell too thick); searched only in the part of
+  of the 2008 labs close when a wall is mapped a cell too thick), and if the map still closes
+  every way, to the unknown place that would make the shortest way there; searched only in the part of
   the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1; another size can be
   given): no plan leads past a border the robot cannot yet know to be one, and a plan costs half
   the time. Followed towards the farthest path point in straight sight (points passed are
@@ -72,6 +73,7 @@ BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon
 REPLAN_EVERY = 6
 ARENA_2008 = (28.0, 14.0)       # u_m: arena width (x) and height (y), 2008 rules section 4 item 1
 HOME_TOLERANCE = 0.2
+TARGET_RADIUS = 1.0             # u_m, the target areas of the 2008 labs
 TRAIL_STEP = 0.5                # u_m between the trail points kept for the way home
 SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points
 OFF_TRAIL = 60                  # cycles of planning on the map after getting stuck on the trail home
@@ -413,9 +415,12 @@ class Brain:
         self.path = path
 
     def _goal_cell(self, window: _Window, goal: tuple[float, float], last_try: bool) -> int | None:
-        """The goal's cell (flat index in the window), or None when it is out of reach; on the
-        ``last_try`` the cell in reach nearest to it instead (the goal lies in a wall of the map,
-        or outside what can be the lab)."""
+        """The goal's cell (flat index in the window), or None when it is out of reach. On the
+        ``last_try``, a cell in reach instead: the nearest to the goal if that is within a target
+        area's radius of it (the estimate lies in a wall of the map); else the unknown cell in
+        reach that makes the shortest way there, if the rest were open (the map closes every way
+        known so far: look for another); else the nearest to the goal, or None if the robot is
+        there already."""
         self.explore_target = None
         r, c = window.local(*self._cell(*goal))
         h, w = window.blocked.shape
@@ -426,29 +431,55 @@ class Brain:
             return None
         yy, xx = np.ogrid[0:h, 0:w]
         near_goal = (np.hypot(yy - r, xx - c) * RES).ravel()
-        return int(np.argmin(np.where(window.reachable, near_goal + 0.1 * window.dist, np.inf)))
+        nearest = int(np.argmin(np.where(window.reachable, near_goal + 0.1 * window.dist, np.inf)))
+        if near_goal[nearest] <= TARGET_RADIUS:
+            return nearest
+        way = np.where(self._unexplored(window), window.dist + near_goal, np.inf)
+        frontier = int(np.argmin(way))
+        if np.isfinite(way[frontier]):
+            self.explore_target = self._map_index(window, frontier)
+            return frontier
+        # nothing left to explore in reach: the nearest cell, unless the robot is there already
+        # (then it is walled in by its map, as _plan handles)
+        away = math.hypot(nearest // w - window.here[0], nearest % w - window.here[1]) * RES
+        return nearest if away > 2 * REACHED else None
+
+    def _unexplored(self, window: _Window) -> np.ndarray:
+        """Flat mask of the window's cells worth exploring: unknown, not tried, in reach and at
+        least 2.5 u_m away (nearer ones are seen on the way)."""
+        rows, cols, (r0, c0) = window.rows, window.cols, window.here
+        h, w = window.blocked.shape
+        unknown = (np.abs(self.logodds[rows, cols]) < 0.3) & ~window.blocked & ~self.tried[rows, cols]
+        yy, xx = np.ogrid[0:h, 0:w]
+        far = np.hypot(yy - r0, xx - c0) * RES >= 2.5
+        return (unknown & far).ravel() & window.reachable
+
+    @staticmethod
+    def _map_index(window: _Window, cell: int) -> int:
+        """A flat index in the window as a flat index in the whole map."""
+        r, c = divmod(cell, window.width)
+        return (r + window.rows.start) * N + c + window.cols.start
 
     def _explore_cell(self, window: _Window) -> int | None:
         """A place to explore (flat index in the window), or None when none is in reach: the
-        nearest unknown cell in reach at least 2.5 u_m away, preferring what lies ahead, kept
-        as :attr:`explore_target` until it is known (no dithering)."""
-        rows, cols, (r0, c0) = window.rows, window.cols, window.here
+        nearest of :meth:`_unexplored`, preferring what lies ahead, kept as
+        :attr:`explore_target` until it is known (no dithering)."""
         h, w = window.blocked.shape
-        unknown = ((np.abs(self.logodds[rows, cols]) < 0.3) & ~window.blocked & ~self.tried[rows, cols]).ravel()
+        unexplored = self._unexplored(window)
         if self.explore_target is not None:
             r, c = window.local(*divmod(self.explore_target, N))
-            if 0 <= r < h and 0 <= c < w and unknown[r * w + c] and window.reachable[r * w + c]:
-                return r * w + c
+            kept = r * w + c if 0 <= r < h and 0 <= c < w else -1
+            if kept >= 0 and window.reachable[kept] and abs(self.logodds.flat[self.explore_target]) < 0.3:
+                return kept
         yy, xx = np.ogrid[0:h, 0:w]
-        far = (np.hypot(yy - r0, xx - c0) * RES >= 2.5).ravel()
+        r0, c0 = window.here
         # turning round costs as much as 2 u_m of path
         turn = np.abs((np.arctan2(yy - r0, xx - c0) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
-        candidates = np.where(unknown & far & window.reachable, window.dist + 2.0 / np.pi * 2 * turn, np.inf)
+        candidates = np.where(unexplored, window.dist + 2.0 / np.pi * 2 * turn, np.inf)
         target = int(np.argmin(candidates))
         if not np.isfinite(candidates[target]):
             return None
-        r, c = divmod(target, w)
-        self.explore_target = (r + rows.start) * N + c + cols.start
+        self.explore_target = self._map_index(window, target)
         return target
 
     def _home_path(self) -> list[tuple[float, float]]:
@@ -610,7 +641,7 @@ class Brain:
         if arrived and self.phase == "visit":
             # at the end of a stale bearing and the beacon still unseen: explore instead
             self.exhausted.update(b for b in range(self.n_beacons) if self.fresh[b] is None)
-        if arrived and self._goal() is None:
+        if arrived and self.explore_target is not None:
             r, c = self._cell(*self.path[-1])
             self.tried[max(0, r - 3):r + 4, max(0, c - 3):c + 4] = True
         if self.phase == "home" and self.off_trail > 0:
