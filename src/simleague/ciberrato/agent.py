@@ -292,22 +292,19 @@ class Brain:
         rays = self.rays[b]
         if len(rays) < 4:
             return None
-        a = np.zeros((2, 2))
-        rhs = np.zeros(2)
-        for x, y, t in rays:
-            d = np.array([math.cos(t), math.sin(t)])
-            m = np.eye(2) - np.outer(d, d)
-            a += m
-            rhs += m @ np.array([x, y])
+        x, y, t = np.array(rays).T
+        c, s = np.cos(t), np.sin(t)
+        # sum over the rays of (I - d d^T) and of (I - d d^T) p, d the bearing, p where it was taken
+        a = np.array([[np.sum(1 - c * c), -np.sum(c * s)], [-np.sum(c * s), np.sum(1 - s * s)]])
+        rhs = np.array([np.sum((1 - c * c) * x - c * s * y), np.sum(-c * s * x + (1 - s * s) * y)])
         if np.linalg.cond(a) > 30:
             return None
         est = np.linalg.solve(a, rhs)
         # believable only if it lies ahead on every ray and close to all of them
-        for x, y, t in rays:
-            along = (est[0] - x) * math.cos(t) + (est[1] - y) * math.sin(t)
-            across = abs(-(est[0] - x) * math.sin(t) + (est[1] - y) * math.cos(t))
-            if along < 0 or across > 0.4 + 0.05 * along:
-                return None
+        along = (est[0] - x) * c + (est[1] - y) * s
+        across = np.abs(-(est[0] - x) * s + (est[1] - y) * c)
+        if np.any(along < 0) or np.any(across > 0.4 + 0.05 * along):
+            return None
         return float(est[0]), float(est[1])
 
     # -- planning -----------------------------------------------------------------------------
