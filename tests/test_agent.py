@@ -200,18 +200,6 @@ def test_a_corridor_mapped_a_cell_too_narrow_is_squeezed_through_to_the_beacon()
     crossing = [y for x, y in brain.path if 4.0 <= x <= 4.5]
     assert crossing and all(abs(y) < 0.5 for y in crossing)
 
-    # a way round opens at the far end of the wall: for SQUEEZE_FOR cycles it still plans with the
-    # corridor open (swinging between a squeezed way and one round, it used to reach neither)
-    from simleague.ciberrato.agent import SQUEEZE_FOR
-
-    _mark(brain, 4.0, 4.5, 2.0, 3.75, -4.0)
-    corridor = brain._cell(4.25, 0.1)
-    started = brain.time
-    for time, open_ in ((started + SQUEEZE_FOR - 1, True), (started + SQUEEZE_FOR, False)):
-        brain.time = time
-        brain._plan()
-        assert brain.path and bool(brain.blocked[corridor]) is not open_, time
-
 
 def test_backing_into_something_stops_the_backing():
     """Four bumps ahead make the robot back off for six cycles, through the bumps it still

@@ -23,10 +23,8 @@ as the compass gives them.
   radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
   cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
   reach, planned again letting it squeeze through gaps just a robot wide (the 1.5 u_m corridors
-  of the 2008 labs close when a wall is mapped a cell too thick; it then keeps squeezing for
-  :data:`SQUEEZE_FOR` cycles, as it swung between such a corridor and a long way round through
-  unknown space), and if the map still closes every way, to the unknown place that would make
-  the shortest way there; searched only in the part of
+  of the 2008 labs close when a wall is mapped a cell too thick), and if the map still closes
+  every way, to the unknown place that would make the shortest way there; searched only in the part of
   the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1; another size can be
   given): no plan leads past a border the robot cannot yet know to be one, and a plan costs half
   the time. Followed towards the farthest path point in straight sight (points passed are
@@ -75,7 +73,6 @@ BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon
 REPLAN_EVERY = 6
 ARENA_2008 = (28.0, 14.0)       # u_m: arena width (x) and height (y), 2008 rules section 4 item 1
 HOME_TOLERANCE = 0.2
-SQUEEZE_FOR = 200               # cycles of squeezed plans once squeezing was needed
 TARGET_RADIUS = 1.0             # u_m, the target areas of the 2008 labs
 TRAIL_STEP = 0.5                # u_m between the trail points kept for the way home
 SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points
@@ -196,7 +193,6 @@ class Brain:
         self.trail: list[tuple[float, float]] = [(0.0, 0.0)]   # where it has driven, TRAIL_STEP apart
         self.off_trail = 0                  # cycles left planning on the map instead (stuck on the trail)
         self.explore_target: int | None = None
-        self.squeeze_until = 0              # plan squeezing through gaps until this cycle
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
         yy, xx = np.mgrid[-12:13, -12:13]
         self._patch = (xx * RES, yy * RES)      # offsets of a 6.25 x 6.25 u_m window, for the IR cones
@@ -391,15 +387,13 @@ class Brain:
         inflated by the robot's radius; when that leaves the goal (or every place to explore)
         out of reach, planned again squeezing through gaps just a robot wide (:meth:`_costs`)."""
         goal = self._goal()
-        for squeeze in ((True,) if self.time < self.squeeze_until else (False, True)):
+        for squeeze in (False, True):
             window = _Window(*self._map_costs(squeeze))
             if goal is not None:
                 target = self._goal_cell(window, goal, last_try=squeeze)
             else:
                 target = self._explore_cell(window)
             if target is not None:
-                if squeeze and self.time >= self.squeeze_until:
-                    self.squeeze_until = self.time + SQUEEZE_FOR
                 break
         else:
             # walled in by the map: some of its walls were other robots, or noise. Halve every
