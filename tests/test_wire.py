@@ -19,9 +19,9 @@ def wire_log(name: str) -> list[tuple[int, bytes]]:
     the log cuts payloads at 3,000 characters, and those are left out)."""
     found = []
     for line in (STREAMS / name).read_text().splitlines():
-        if m := re.match(r"\S+ #\d+ t=[\d.]+ len=(\d+): (.*)$", line):
-            if int(m.group(1)) == len(m.group(2)):
-                found.append((int(m.group(1)), m.group(2).encode("ascii")))
+        m = re.match(r"\S+ #\d+ t=[\d.]+ len=(\d+): (.*)$", line)
+        if m and int(m.group(1)) == len(m.group(2)):
+            found.append((int(m.group(1)), m.group(2).encode("ascii")))
     return found
 
 
