@@ -103,9 +103,16 @@ class SoccerRules:
 
     field_length: float = 30.0
     field_width: float = 20.0
+    field_height: float = 40.0
     goal_width: float = 2.1
+    goal_depth: float = 0.6
     goal_height: float = 0.8
+    border_size: float = 0.0
+    agent_radius: float = 0.4
     ball_radius: float = 0.042
+    ball_mass: float = 0.026                 # kg
+    pass_mode_min_opp_ball_dist: float = 1.0
+    pass_mode_duration: float = 4.0
     free_kick_distance: float = 2.0
     goal_kick_distance: float = 1.0          # GoalKickDist: the ball this far in front of the goal line
     wait_before_kick_off: float = 30.0
