@@ -270,3 +270,21 @@ def test_with_every_known_way_to_the_beacon_closed_it_explores_towards_it():
     brain.x, brain.y = 1.25, 0.0                   # at the wall already
     brain._plan()
     assert brain.path == [] and brain.logodds.max() == before / 2
+
+
+def test_an_exploration_goal_reached_and_still_unknown_is_given_up():
+    """Reaching a place to explore that stayed unknown marks it tried (as the robot does on
+    arrival); the next plan explores elsewhere instead of keeping that goal."""
+    brain = Brain(1)
+    brain.th = 0.0
+    _mark(brain, -8, 8, -5, 5, -4.0)               # a closed room, all seen but two places
+    _box(brain, -8, 8, -5, 5)
+    _mark(brain, 4.0, 4.4, -0.3, 0.3, 0.0)
+    _mark(brain, -6.0, -5.6, -0.3, 0.3, 0.0)
+    brain._plan()
+    first = brain.explore_target
+    r, c = divmod(first, brain.logodds.shape[1])
+    brain.tried[max(0, r - 3):r + 4, max(0, c - 3):c + 4] = True
+    brain._plan()
+    assert brain.explore_target is not None and brain.explore_target != first
+    assert brain.path[-1][0] < -4.0, brain.path[-1]

@@ -441,15 +441,19 @@ class Brain:
         away = math.hypot(nearest // w - window.here[0], nearest % w - window.here[1]) * RES
         return nearest if away > 2 * REACHED else None
 
+    def _unknown(self, window: _Window) -> np.ndarray:
+        """Flat mask of the window's unknown cells in reach that are not tried yet."""
+        rows, cols = window.rows, window.cols
+        unknown = (np.abs(self.logodds[rows, cols]) < 0.3) & ~self.tried[rows, cols]
+        return unknown.ravel() & window.reachable
+
     def _unexplored(self, window: _Window) -> np.ndarray:
-        """Flat mask of the window's cells worth exploring: unknown, not tried, in reach and at
-        least 2.5 u_m away (nearer ones are seen on the way)."""
-        rows, cols, (r0, c0) = window.rows, window.cols, window.here
-        h, w = window.blocked.shape
-        unknown = (np.abs(self.logodds[rows, cols]) < 0.3) & ~window.blocked & ~self.tried[rows, cols]
+        """Flat mask of the window's cells worth exploring: :meth:`_unknown` and at least 2.5 u_m
+        away (nearer ones are seen on the way)."""
+        (r0, c0), (h, w) = window.here, window.blocked.shape
         yy, xx = np.ogrid[0:h, 0:w]
         far = np.hypot(yy - r0, xx - c0) * RES >= 2.5
-        return (unknown & far).ravel() & window.reachable
+        return self._unknown(window) & far.ravel()
 
     @staticmethod
     def _map_index(window: _Window, cell: int) -> int:
@@ -462,12 +466,11 @@ class Brain:
         nearest of :meth:`_unexplored`, preferring what lies ahead, kept as
         :attr:`explore_target` until it is known (no dithering)."""
         h, w = window.blocked.shape
-        unexplored = self._unexplored(window)
         if self.explore_target is not None:
             r, c = window.local(*divmod(self.explore_target, N))
-            kept = r * w + c if 0 <= r < h and 0 <= c < w else -1
-            if kept >= 0 and window.reachable[kept] and abs(self.logodds.flat[self.explore_target]) < 0.3:
-                return kept
+            if 0 <= r < h and 0 <= c < w and self._unknown(window)[r * w + c]:
+                return r * w + c
+        unexplored = self._unexplored(window)
         yy, xx = np.ogrid[0:h, 0:w]
         r0, c0 = window.here
         # turning round costs as much as 2 u_m of path
