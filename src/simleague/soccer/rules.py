@@ -304,9 +304,9 @@ class Referee:
             self.time = rules.half_time
             self._set(PlayMode.BeforeKickOff)
             return Placement((0.0, 0.0, rules.ball_radius))
-        if self.time >= rules.half_time * (1 if rules.single_half else 2) - EPS:
-            self.time = rules.half_time * (1 if rules.single_half else 2)
-            self._out = None
+        game = rules.half_time * (1 if rules.single_half else 2)
+        if self.time >= game - EPS:
+            self.time, self._out = game, None
             self._set(PlayMode.GameOver)
         return None
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 Sexp = str | list["Sexp"]
 
-_TOKEN = re.compile(rb"\s*(?:(\()|(\))|([^\s()]+))")
+_TOKEN = re.compile(rb"(\()|(\))|([^\s()]+)")      # after the blanks are skipped
 _BLANK = re.compile(rb"\s*")
 
 
