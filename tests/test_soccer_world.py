@@ -129,7 +129,6 @@ def test_same_actions_give_the_same_states():
 def test_a_robot_faces_the_direction_it_was_put_in():
     world = SoccerWorld()
     rid = world.add_robot(0, 0.0, 5.0, 90.0)                   # facing +y
-    head, _ = world.pose(rid, "head")
     _, rotation = world.pose(rid, "torso")
     forward = rotation @ np.array([0.0, 1.0, 0.0])            # the robot's own +y
     assert np.allclose(forward, (0, 1, 0), atol=1e-6)

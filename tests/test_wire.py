@@ -117,3 +117,12 @@ def test_frames_survive_any_cutting_of_the_stream(payloads, cuts):
         got += decoder.feed(stream[pos:pos + step])
         pos, k = pos + step, k + 1
     assert got == payloads and decoder.pending == 0
+
+
+def test_frames_before_an_oversized_prefix_are_kept():
+    decoder = FrameDecoder(max_frame=100)
+    frames = decoder.feed(encode(b"(beam 1 2 3)") + encode(b"(syn)") + (10**6).to_bytes(4, "big") + b"(")
+    assert frames == [b"(beam 1 2 3)", b"(syn)"]          # what came before the bad frame counts
+    assert decoder.error is not None and "1000000 bytes" in str(decoder.error)
+    with pytest.raises(FrameError):
+        decoder.feed(b"")

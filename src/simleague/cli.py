@@ -408,5 +408,107 @@ def report(log: Path = typer.Argument(..., help="A middleware log (JSON lines)."
         _fail(str(exc))
 
 
+simspark = typer.Typer(help="SimSpark-compatible 3D soccer on MuJoCo: agents on TCP 3100, monitors on 3200 (seed 002).",
+                       no_args_is_help=True)
+app.add_typer(simspark, name="simspark")
+
+
+def _log_to(log: Optional[Path]) -> None:
+    handler = logging.FileHandler(log) if log else logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logger = logging.getLogger("simleague.simspark")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
+@simspark.command("serve")
+def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 for a network)."),
+                   agent_port: int = typer.Option(3100, help="TCP port of the agents."),
+                   monitor_port: int = typer.Option(3200, help="TCP port of monitors and trainers."),
+                   sync: bool = typer.Option(False, "--sync", help="A cycle waits for every agent's (syn)."),
+                   realtime: bool = typer.Option(True, "--realtime/--no-realtime",
+                                                 help="Each cycle lasts at least 20 ms."),
+                   seed: int = typer.Option(0, help="Seed of every random stream (noise, coin toss)."),
+                   half_time: float = typer.Option(300.0, help="Game seconds of a half (RuleHalfTime)."),
+                   automatic_kick_off: bool = typer.Option(False, help="Kick off after WaitBeforeKickOff (30 s)."),
+                   allow_killsim: bool = typer.Option(False, "--allow-killsim",
+                                                      help="Let a trainer's (killsim) stop the server."),
+                   log: Optional[Path] = typer.Option(None, help="Write the log here instead of the terminal.")):
+    """Run the soccer server for SimSpark agents and monitors until interrupted."""
+    from .simspark.game import Game
+    from .simspark.server import SimSparkServer
+    from .soccer.rules import SoccerRules
+
+    try:
+        rules = SoccerRules(half_time=half_time, automatic_kick_off=automatic_kick_off)
+    except ValueError as exc:
+        _fail(str(exc))
+    try:
+        _log_to(log)
+    except OSError as exc:
+        _fail(f"cannot write the log {log}: {exc.strerror}")
+    server = SimSparkServer(Game(rules, seed=seed), host, agent_port, monitor_port, sync=sync,
+                            realtime=realtime, allow_kill_sim=allow_killsim)
+
+    async def main():
+        await server.start()
+        err.print(f"SimSpark server: agents on tcp://{host}:{server.agent_port}, monitors on "
+                  f"tcp://{host}:{server.monitor_port} ({'sync' if sync else 'async'}, "
+                  f"{'real time' if realtime else 'as fast as possible'})")
+        try:
+            await server.run()
+        finally:
+            await server.close()
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        _fail(f"cannot serve on {host}:{agent_port}/{monitor_port}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+
+
+@simspark.command("match")
+def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-11)."),
+                   seed: int = typer.Option(0, help="Seed of every random stream."),
+                   half_time: float = typer.Option(300.0, help="Game seconds of the half (RuleHalfTime)."),
+                   log: Optional[Path] = typer.Option(None, help="Write the server's log here.")):
+    """Two teams of sample agents (separate processes, real TCP) play the first half, in sync mode
+    without real time; prints the score line and the cycles per second."""
+    from .simspark.match import MatchError, play
+
+    if log is not None:
+        try:
+            _log_to(log)
+        except OSError as exc:
+            _fail(f"cannot write the log {log}: {exc.strerror}")
+
+    def progress(game):
+        r, (left, right) = game.referee, game.referee.score.values()
+        err.print(f"  t {r.time:6.1f} s  {r.play_mode.wire:<14} {left}:{right}", end="\r")
+
+    try:
+        result = asyncio.run(play(agents, seed, half_time, progress=progress if err.is_terminal else None))
+    except MatchError as exc:
+        _fail(str(exc))
+    except ValueError as exc:
+        _fail(str(exc))
+    print(result.line())
+
+
+@simspark.command("agent")
+def simspark_agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(3100),
+                   team: str = typer.Option("Sample", help="Team name."),
+                   unum: int = typer.Option(0, help="Player number (0: the next free one)."),
+                   robot_type: Optional[int] = typer.Option(None, "--type", help="Robot type 0-4.")):
+    """Run one sample agent against a SimSpark server."""
+    from .simspark.agent import main
+
+    argv = ["--host", host, "--port", str(port), "--team", team, "--unum", str(unum)]
+    if robot_type is not None:
+        argv += ["--type", str(robot_type)]
+    raise typer.Exit(main(argv))
+
+
 if __name__ == "__main__":
     app()

@@ -1,2 +1,4 @@
-"""SimSpark's agent (3100) and monitor (3200) gateways onto the soccer world (seed 002). So far the
-monitor's game-state header (:mod:`simleague.simspark.monitor`); the gateways are still to come."""
+"""SimSpark's agent (3100) and monitor (3200) gateways onto the soccer world (seed 002):
+:mod:`~simleague.simspark.game` (agents, referee and world, pure), :mod:`~simleague.simspark.server`
+(the TCP ports), :mod:`~simleague.simspark.client` and :mod:`~simleague.simspark.agent` (a Python
+agent library and the sample agent), :mod:`~simleague.simspark.match` (two sample teams)."""

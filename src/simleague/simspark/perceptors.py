@@ -28,3 +28,40 @@ def game_state_perceptor(referee: Referee, team: Team | None = None, unum: int |
     who = f"(unum {unum}) (team {team.value}) " if team is not None and unum is not None else ""
     return (f"(GS {who}(sl {referee.score[Team.LEFT]}) (sr {referee.score[Team.RIGHT]}) "
             f"(t {fixed(referee.time)}) (pm {referee.play_mode.wire}))")
+
+
+def _triple(values) -> str:
+    return "%.2f %.2f %.2f" % (values[0], values[1], values[2])
+
+
+def gyro_perceptor(rate) -> str:
+    """``(GYR (n torso) (rt x y z))``: the torso's angular velocity, deg/s."""
+    return f"(GYR (n torso) (rt {_triple(rate)}))"
+
+
+def accelerometer_perceptor(acceleration) -> str:
+    """``(ACC (n torso) (a x y z))``: the torso's proper acceleration, m/s^2."""
+    return f"(ACC (n torso) (a {_triple(acceleration)}))"
+
+
+def hinge_perceptor(name: str, angle: float) -> str:
+    """``(HJ (n rlj3) (ax 12.34))``: a joint's angle, degrees."""
+    return "(HJ (n %s) (ax %.2f))" % (name, angle)
+
+
+def pressure_perceptor(name: str, centre, force) -> str:
+    """``(FRP (n lf) (c x y z) (f x y z))``: where the contact forces on a foot act (m) and their
+    sum (N), in the foot's frame; sent only while the foot touches something."""
+    return f"(FRP (n {name}) (c {_triple(centre)}) (f {_triple(force)}))"
+
+
+def pol(values) -> str:
+    """``(pol d h v)``: distance (m), horizontal and vertical angle (degrees)."""
+    return "(pol %.2f %.2f %.2f)" % (values[0], values[1], values[2])
+
+
+def hear_perceptor(team: str, game_time: float, direction: float | None, message: str) -> str:
+    """``(hear TEAM 12.34 -16.25 msg)``: what a robot of team ``TEAM`` said, from ``direction``
+    degrees (horizontal, in the hearer's head frame), or ``self`` for one's own message."""
+    source = "self" if direction is None else fixed(direction)
+    return f"(hear {team} {fixed(game_time)} {source} {message})"

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 
 #: per-type parameters (defaults.json ``robot_types``; the original's naorobottypes)
 TYPE_PARAMETERS = (
-    dict(hip1_x=0.055, hip1_z=-0.115, thigh_z=-0.04, ankle_z=-0.055, lj5_speed=6.1395,
-         lj6_speed=6.1395, elbow_y=0.07, toe_length=None),
-    dict(hip1_x=0.055, hip1_z=-0.115, thigh_z=-0.05832, ankle_z=-0.07332, lj5_speed=6.1395,
-         lj6_speed=6.1395, elbow_y=0.10664, toe_length=None),
-    dict(hip1_x=0.055, hip1_z=-0.115, thigh_z=-0.04, ankle_z=-0.055, lj5_speed=8.80667,
-         lj6_speed=3.47234, elbow_y=0.07, toe_length=None),
-    dict(hip1_x=0.072954143, hip1_z=-0.115, thigh_z=-0.067868424, ankle_z=-0.082868424,
-         lj5_speed=6.1395, lj6_speed=6.1395, elbow_y=0.125736848, toe_length=None),
-    dict(hip1_x=0.055, hip1_z=-0.115, thigh_z=-0.04, ankle_z=-0.055, lj5_speed=6.1395,
-         lj6_speed=6.1395, elbow_y=0.07, toe_length=0.035517656),
+    {"hip1_x": 0.055, "hip1_z": -0.115, "thigh_z": -0.04, "ankle_z": -0.055, "lj5_speed": 6.1395,
+     "lj6_speed": 6.1395, "elbow_y": 0.07, "toe_length": None},
+    {"hip1_x": 0.055, "hip1_z": -0.115, "thigh_z": -0.05832, "ankle_z": -0.07332, "lj5_speed": 6.1395,
+     "lj6_speed": 6.1395, "elbow_y": 0.10664, "toe_length": None},
+    {"hip1_x": 0.055, "hip1_z": -0.115, "thigh_z": -0.04, "ankle_z": -0.055, "lj5_speed": 8.80667,
+     "lj6_speed": 3.47234, "elbow_y": 0.07, "toe_length": None},
+    {"hip1_x": 0.072954143, "hip1_z": -0.115, "thigh_z": -0.067868424, "ankle_z": -0.082868424,
+     "lj5_speed": 6.1395, "lj6_speed": 6.1395, "elbow_y": 0.125736848, "toe_length": None},
+    {"hip1_x": 0.055, "hip1_z": -0.115, "thigh_z": -0.04, "ankle_z": -0.055, "lj5_speed": 6.1395,
+     "lj6_speed": 6.1395, "elbow_y": 0.07, "toe_length": 0.035517656},
 )
 ROBOT_TYPES = range(len(TYPE_PARAMETERS))
 

@@ -229,6 +229,15 @@ class SoccerWorld:
                 if k >= 0:
                     self.data.ctrl[a] = old_ctrl[k]
         self._ball = m.joint("ball").qposadr[0], m.joint("ball").dofadr[0]
+        self._ball_geom = m.geom("ball").id
+        self._bodies = {robot.rid: np.array([m.body(f"r{robot.rid}_{p.name}").id for p in robot.parts])
+                        for robot in self._robots.values()}
+        self._pressure_geoms = {m.geom(f"r{robot.rid}_{p.name}").id: (robot.rid, p.pressure)
+                                for robot in self._robots.values() for p in robot.parts if p.pressure}
+        self._pressures = None
+        self._owner = np.full(m.nbody, 0)                 # body -> robot number (0: none)
+        for rid, bodies in self._bodies.items():
+            self._owner[bodies] = rid
 
     # ----------------------------------------------------------------------------- robots
     @property
@@ -281,6 +290,7 @@ class SoccerWorld:
         self.data.qpos[adr:adr + 7] = (x, y, height, math.cos(yaw / 2), 0, 0, math.sin(yaw / 2))
         self.data.qvel[dof:dof + 6] = 0
         mujoco.mj_forward(self.model, self.data)
+        self._pressures = None
 
     # ----------------------------------------------------------------------------- ball
     def ball(self) -> tuple[np.ndarray, np.ndarray]:
@@ -297,6 +307,7 @@ class SoccerWorld:
         self.data.qvel[v:v + 3] = velocity
         self.data.qvel[v + 3:v + 6] = 0
         mujoco.mj_forward(self.model, self.data)
+        self._pressures = None
 
     # ----------------------------------------------------------------------------- stepping
     @property
@@ -318,6 +329,7 @@ class SoccerWorld:
         d.ctrl[:] = np.clip(target, self._motor_range[:, 0], self._motor_range[:, 1])
         mujoco.mj_step(self.model, d, nstep=self.substeps)
         self.cycle += 1
+        self._pressures = None
 
     # ----------------------------------------------------------------------------- observing
     def joint_angles(self, rid: int) -> np.ndarray:
@@ -338,30 +350,53 @@ class SoccerWorld:
         b = self.data.body(f"r{rid}_{part}")
         return b.xpos.copy(), b.xmat.reshape(3, 3).copy()
 
+    def poses(self, rid: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions (shape (n, 3), m) and rotation matrices (shape (n, 3, 3)) of all parts of
+        robot ``rid``, in part order."""
+        bodies = self._bodies[rid]
+        return self.data.xpos[bodies].copy(), self.data.xmat[bodies].reshape(-1, 3, 3).copy()
+
+    def ball_touchers(self) -> set[int]:
+        """The robots touching the ball now."""
+        d = self.model.geom_bodyid
+        touching = set()
+        for i in range(self.data.ncon):
+            c = self.data.contact[i]
+            if c.geom1 == self._ball_geom or c.geom2 == self._ball_geom:
+                other = c.geom2 if c.geom1 == self._ball_geom else c.geom1
+                rid = int(self._owner[d[other]])
+                if rid:
+                    touching.add(rid)
+        return touching
+
     def pressures(self, rid: int) -> list[Pressure]:
         """The force resistance perceptors of robot ``rid`` that touch something now (the
         original sends ``FRP`` only while touching), in part order."""
+        if self._pressures is None:
+            self._pressures = self._all_pressures()
+        return self._pressures.get(rid, [])
+
+    def _all_pressures(self) -> dict[int, list[Pressure]]:
+        """Every robot's touching pressure perceptors, from one pass over the contacts."""
         m, d = self.model, self.data
-        wanted = {m.geom(f"r{rid}_{p.name}").id: p for p in self._robots[rid].parts if p.pressure}
         sums: dict[int, list] = {}
         force6 = np.zeros(6)
         for i in range(d.ncon):
             c = d.contact[i]
             for geom, sign in ((c.geom1, -1.0), (c.geom2, 1.0)):
-                if geom in wanted:
+                if geom in self._pressure_geoms:
                     mujoco.mj_contactForce(m, d, i, force6)
                     world = sign * (c.frame.reshape(3, 3).T @ force6[:3])
+                    weight = max(float(np.linalg.norm(world)), 1e-9)
                     entry = sums.setdefault(geom, [np.zeros(3), np.zeros(3), 0.0])
-                    weight = max(np.linalg.norm(world), 1e-9)
                     entry[0] += world
                     entry[1] += weight * c.pos
                     entry[2] += weight
-        result = []
-        for geom, part in wanted.items():
-            if geom not in sums:
-                continue
-            force, moment, weight = sums[geom]
-            position, rotation = d.geom_xpos[geom], d.geom_xmat[geom].reshape(3, 3)
-            centre = rotation.T @ (moment / weight - position)
-            result.append(Pressure(part.pressure, tuple(centre), tuple(rotation.T @ force)))
+        result: dict[int, list[Pressure]] = {}
+        for geom, (rid, name) in self._pressure_geoms.items():
+            if geom in sums:
+                force, moment, weight = sums[geom]
+                position, rotation = d.geom_xpos[geom], d.geom_xmat[geom].reshape(3, 3)
+                centre = rotation.T @ (moment / weight - position)
+                result.setdefault(rid, []).append(Pressure(name, tuple(centre), tuple(rotation.T @ force)))
         return result

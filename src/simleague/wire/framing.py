@@ -37,8 +37,9 @@ class FrameDecoder:
         self._broken: FrameError | None = None
 
     def feed(self, data: bytes) -> list[bytes]:
-        """The frames completed by ``data`` (payloads, in order). Raises :class:`FrameError` when a
-        length prefix exceeds ``max_frame``, and again on every later call."""
+        """The frames completed by ``data`` (payloads, in order). When a length prefix exceeds
+        ``max_frame``, the frames completed before it are still returned and :attr:`error` is set;
+        this call raises :class:`FrameError` if there were none, and every later call does."""
         if self._broken is not None:
             raise self._broken
         self._buffer += data
@@ -48,12 +49,19 @@ class FrameDecoder:
             if length > self.max_frame:
                 self._buffer.clear()
                 self._broken = FrameError(f"a frame of {length} bytes announced; the limit is {self.max_frame}")
-                raise self._broken
+                if not frames:
+                    raise self._broken
+                break
             if len(self._buffer) < 4 + length:
                 break
             frames.append(bytes(self._buffer[4:4 + length]))
             del self._buffer[:4 + length]
         return frames
+
+    @property
+    def error(self) -> FrameError | None:
+        """Why the stream cannot be cut into frames any more (None while it can)."""
+        return self._broken
 
     @property
     def pending(self) -> int:

@@ -1,0 +1,479 @@
+"""A SimSpark game: the soccer world, the referee and the agents' robots, driven by typed effectors
+and read as perceptor and monitor text. Pure (no sockets, no clock): the server feeds it what
+arrived and sends what it returns, so the same effectors give the same game (ARCHITECTURE.md rule 1).
+
+Agent rules from specs/simspark.md "Agents" (seed 002): a robot is built on ``scene``; ``init``
+gives it a team and number (0: the next free one; the first team name seen plays left; refused:
+a third team, a number taken or above 11, a full team, or a mix of robot types the league forbids:
+at most 7 of one type, at most 9 of two types together, and at least 3 types in a full team); only
+the first ``GS`` after that carries ``(unum N) (team side)``. ``beam`` works in BeforeKickOff and
+after a goal, in the robot's own half, in its team's frame (mirrored for the right team).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..soccer import vision
+from ..soccer.field import flags, lines
+from ..soccer.nao import ROBOT_TYPES
+from ..soccer.rules import PlayMode, Referee, SoccerRules, Team
+from ..soccer.world import CYCLE, SoccerWorld
+from ..wire.sexp import Limits, SexpError, parse
+from . import perceptors as P
+from .messages import Beam, Effector, Init, JointVelocity, Pass, Say, Scene, Syn
+from .monitor import GameState, full_header, update_header
+from .scene import RobotView, SceneGraph, slt, transforms_of
+
+log = logging.getLogger("simleague.simspark")
+
+TEAM_SIZE = 11
+MAX_OF_ONE_TYPE = 7                   # MaxRobotTypeCount
+MAX_OF_TWO_TYPES = 9                  # MaxSumTwoRobotTypes
+MIN_TYPES = 3                         # MinRobotTypesCount
+HEAR_DISTANCE = 50.0                  # m, how far a say is heard
+SEE_EVERY = 3                         # cycles between See perceptors (naoneckhead.rsg setInterval)
+BEAM_NOISE = 0.005                    # m and degrees/10: sigma of the noise on a beam
+TRAINER_LIMITS = Limits(max_bytes=64 * 1024, max_depth=8, max_atoms=1000)
+
+
+@dataclass
+class Agent:
+    """One agent connection: its robot (a world robot number, None before ``scene``), team side,
+    team name and number once ``init`` gave them, and what it owes or is owed."""
+
+    aid: int
+    robot: int | None = None
+    robot_type: int = 0
+    team: Team | None = None
+    unum: int | None = None
+    tell_team: bool = False                       # the next GS carries unum and team
+    joined: int = 0                               # cycle of the scene effector
+    rng: np.random.Generator = field(default_factory=np.random.default_rng)
+
+
+class Game:
+    """Agents, referee and world together. ``Game(rules, seed, noise, substeps)``.
+
+    ``noise`` is the vision noise (:class:`simleague.soccer.vision.VisionNoise`; zero for exact
+    values). Times are seconds, lengths metres, as the original."""
+
+    def __init__(self, rules: SoccerRules | None = None, seed: int = 0,
+                 noise: vision.VisionNoise | None = None, substeps: int = 4):
+        self.rules = rules or SoccerRules()
+        seeds = np.random.SeedSequence(seed)
+        world_seed, referee_seed, self._agent_seeds = seeds.spawn(3)
+        self.world = SoccerWorld(self.rules, int(world_seed.generate_state(1)[0]), substeps)
+        self.referee = Referee(self.rules, np.random.default_rng(referee_seed))
+        self.noise = noise if noise is not None else vision.VisionNoise()
+        self.agents: dict[int, Agent] = {}
+        self.team_names: dict[Team, str | None] = {Team.LEFT: None, Team.RIGHT: None}
+        self.scene_changed = True                 # monitors need a full state
+        self._next_aid = 1
+        self._spawned = 0
+        self._said: list[tuple[Agent, str, np.ndarray]] = []
+        self._heard: list[tuple[Agent, str, np.ndarray]] = []
+        self._flags = flags(self.rules)
+        self._flag_points = np.array([p for _, p in self._flags])
+        self._lines = lines(self.rules)
+        self.scene = SceneGraph(self.rules)
+        self._monitor_state: GameState | None = None
+        self._selection: int | None = None       # the trainer's selected agent
+        self._seeing: tuple | None = None          # (cycle, {aid: See text}) of this cycle
+
+    # ------------------------------------------------------------------------------ agents
+    def connect(self) -> Agent:
+        """A new agent connection (no robot yet)."""
+        agent = Agent(self._next_aid, rng=np.random.default_rng(self._agent_seeds.spawn(1)[0]))
+        self._next_aid += 1
+        self.agents[agent.aid] = agent
+        return agent
+
+    def disconnect(self, aid: int) -> None:
+        """The agent left: its robot leaves the field and its number is free again."""
+        agent = self.agents.pop(aid, None)
+        if agent is not None and agent.robot is not None:
+            self.world.remove_robot(agent.robot)
+            self.scene_changed = True
+
+    def apply(self, agent: Agent, effectors: list[Effector]) -> list[str]:
+        """Apply one message's effectors in order; returns a line per effector that the rules
+        refuse (for the log; the agent is told nothing, as the original)."""
+        problems = []
+        for effector in effectors:
+            problem = self._apply(agent, effector)
+            if problem:
+                problems.append(problem)
+        return problems
+
+    def _apply(self, agent: Agent, e: Effector) -> str | None:
+        if isinstance(e, Scene):
+            if agent.robot is not None:
+                return "scene: this agent already has a robot"
+            if e.robot_type not in ROBOT_TYPES:
+                return f"scene: robot type {e.robot_type} does not exist"
+            # spawn off the field, side by side, so that robots that connect together never overlap
+            slot = self._spawned % 28
+            self._spawned += 1
+            x = -self.rules.field_length / 2 + 1.5 + slot
+            y = -self.rules.field_width / 2 - 1.0
+            agent.robot = self.world.add_robot(e.robot_type, x, y, 90.0)
+            agent.robot_type, agent.joined = e.robot_type, self.world.cycle
+            self.scene_changed = True
+            return None
+        if agent.robot is None:
+            return f"{type(e).__name__.lower()}: no robot yet; send (scene ...) first"
+        if isinstance(e, JointVelocity):
+            try:
+                self.world.set_joint_velocity(agent.robot, e.joint, e.velocity)
+            except KeyError:
+                return f"{e.joint}: a robot of type {agent.robot_type} has no such joint"
+            return None
+        if isinstance(e, Syn):                      # the server paces sync mode
+            return None
+        if isinstance(e, Init):
+            return self._init(agent, e)
+        if isinstance(e, Beam):
+            return self._beam(agent, e)
+        if isinstance(e, Say):
+            head, _ = self.world.pose(agent.robot, "head")
+            self._said.append((agent, e.message, head))
+            return None
+        if isinstance(e, Pass):
+            return "pass: the pass mode is not implemented; ignored"
+        return f"{e!r}: not an effector"                       # pragma: no cover - typed above
+
+    def _init(self, agent: Agent, e: Init) -> str | None:
+        if agent.team is not None:
+            return f"init: already number {agent.unum} of {self.team_names[agent.team]}"
+        team = next((t for t, name in self.team_names.items() if name == e.team), None)
+        if team is None:
+            team = next((t for t, name in self.team_names.items() if name is None), None)
+            if team is None:
+                return (f"init: refused, two teams play already ({self.team_names[Team.LEFT]} and "
+                        f"{self.team_names[Team.RIGHT]})")
+        mates = [a for a in self.agents.values() if a.team is team]
+        taken = {a.unum for a in mates}
+        if len(mates) >= TEAM_SIZE:
+            return f"init: refused, {e.team} has {TEAM_SIZE} players already"
+        unum = e.unum or min(n for n in range(1, TEAM_SIZE + 1) if n not in taken)
+        if unum in taken:
+            return f"init: refused, number {unum} of {e.team} is taken"
+        types = [a.robot_type for a in mates] + [agent.robot_type]
+        counts = sorted((types.count(t) for t in set(types)), reverse=True)
+        if counts[0] > MAX_OF_ONE_TYPE:
+            return f"init: refused, {e.team} would have more than {MAX_OF_ONE_TYPE} robots of type {agent.robot_type}"
+        if sum(counts[:2]) > MAX_OF_TWO_TYPES:
+            return f"init: refused, {e.team} would have more than {MAX_OF_TWO_TYPES} robots of two types"
+        if len(counts) + (TEAM_SIZE - len(types)) < MIN_TYPES:
+            return f"init: refused, {e.team} could no longer field {MIN_TYPES} robot types"
+        self.team_names[team] = e.team
+        agent.team, agent.unum, agent.tell_team = team, unum, True
+        self.scene_changed = True                                   # the robot's materials changed
+        return None
+
+    def _beam(self, agent: Agent, e: Beam) -> str | None:
+        if agent.team is None:
+            return "beam: no team yet; send (init ...) first"
+        if not self.referee.may_beam(agent.team):
+            return f"beam: not allowed in {self.referee.play_mode.wire}"
+        hl, hw = self.rules.field_length / 2, self.rules.field_width / 2
+        x = min(max(e.x, -hl), 0.0)                               # own half, in the team's frame
+        y = min(max(e.y, -hw), hw)
+        direction = e.deg
+        if agent.team is Team.RIGHT:
+            x, y, direction = -x, -y, direction + 180.0
+        x += agent.rng.normal(0, BEAM_NOISE)
+        y += agent.rng.normal(0, BEAM_NOISE)
+        direction += agent.rng.normal(0, BEAM_NOISE * 10)
+        self.world.place_robot(agent.robot, x, y, direction)
+        return None
+
+    # ------------------------------------------------------------------------------ the cycle
+    def expects_syn(self, agent: Agent) -> bool:
+        """Sync mode: whether the cycle waits for ``agent``'s ``(syn)``: it has a robot and is
+        past the 5-cycle grace of new agents (specs/simspark.md)."""
+        return agent.robot is not None and self.world.cycle - agent.joined >= 5
+
+    def step(self) -> None:
+        """One cycle: the world moves 20 ms, the referee judges it, what was said is heard."""
+        world = self.world
+        world.step()
+        teams = {a.robot: a.team for a in self.agents.values() if a.robot is not None}
+        touched = {teams.get(r) for r in world.ball_touchers()} - {None}
+        touched_by = next(iter(touched)) if len(touched) == 1 else None
+        ball, _ = world.ball()
+        placement = self.referee.step(CYCLE, tuple(ball), touched_by)
+        if placement is not None:
+            world.place_ball(placement.ball)
+        self._heard, self._said = self._said, []
+
+    # ------------------------------------------------------------------------------ perceptors
+    def perceptors(self, agent: Agent) -> str | None:
+        """The perceptor message of ``agent`` for this cycle (None before it has a robot), in
+        the original's order: time, GS, hear, GYR, ACC, then per part HJ, See after the head's,
+        FRP before its foot's joint (specs/simspark.md)."""
+        if agent.robot is None:
+            return None
+        world, rid = self.world, agent.robot
+        out = [P.time_perceptor(world.time)]
+        if agent.tell_team:
+            out.append(P.game_state_perceptor(self.referee, agent.team, agent.unum))
+            agent.tell_team = False
+        else:
+            out.append(P.game_state_perceptor(self.referee))
+        out += self._hear(agent)
+        out.append(P.gyro_perceptor(world.gyro(rid)))
+        out.append(P.accelerometer_perceptor(world.accelerometer(rid)))
+        pressures = {p.name: p for p in world.pressures(rid)}
+        angles = world.joint_angles(rid)
+        see = self._sight().get(agent.aid)
+        i = 0
+        for part in world.parts(rid):
+            if part.pressure in pressures:
+                p = pressures[part.pressure]
+                out.append(P.pressure_perceptor(p.name, p.centre, p.force))
+            if part.joint is not None:
+                out.append(P.hinge_perceptor(part.joint.perceptor, angles[i]))
+                i += 1
+                if see is not None and part.name == "head":
+                    out.append(see)
+        return "".join(out)
+
+    def _hear(self, agent: Agent) -> list[str]:
+        out = []
+        if not self._heard:
+            return out
+        head, rotation = self.world.pose(agent.robot, "head")
+        for speaker, message, where in self._heard:
+            name = self.team_names[speaker.team] if speaker.team is not None else "nobody"
+            if speaker is agent:
+                out.append(P.hear_perceptor(name, self.referee.time, None, message))
+            elif np.linalg.norm(where - head) <= HEAR_DISTANCE:
+                direction = vision.polar(where[None, :], head, rotation)[0, 1]
+                out.append(P.hear_perceptor(name, self.referee.time, direction, message))
+        return out
+
+    def _visible_things(self) -> tuple[list, np.ndarray]:
+        """What robots may see this cycle: (labels, points (n, 3)); a label is a flag's name,
+        ``"B"`` or (agent, part name)."""
+        labels = [name for name, _ in self._flags] + ["B"]
+        points = [self._flag_points, self.world.ball()[0][None, :]]
+        for other in self.agents.values():
+            if other.robot is None or other.team is None:
+                continue
+            positions, _ = self.world.poses(other.robot)
+            seen = [(p.seen, i) for i, p in enumerate(self.world.parts(other.robot)) if p.seen]
+            labels += [(other, name) for name, _ in seen]
+            points.append(positions[[i for _, i in seen]])
+        return labels, np.vstack(points)
+
+    def _sight(self) -> dict[int, str]:
+        """The ``See`` perceptor of every agent that sees this cycle (every third cycle from its
+        robot's first), computed for all of them together: flags and goal posts, ball, players by
+        body part (one's own arms and feet too, not one's head), field lines; polar, in view,
+        with noise."""
+        if self._seeing is not None and self._seeing[0] == self.world.cycle:
+            return self._seeing[1]
+        seeing = [a for a in self.agents.values()
+                  if a.robot is not None and (self.world.cycle - a.joined) % SEE_EVERY == 0]
+        result: dict[int, str] = {}
+        if seeing:
+            heads = [self.world.pose(a.robot, "head") for a in seeing]
+            eyes, rotations = np.array([h[0] for h in heads]), np.array([h[1] for h in heads])
+            labels, points = self._visible_things()
+            pols = vision.polar(np.broadcast_to(points, (len(seeing), *points.shape)), eyes, rotations)
+            segments = vision.visible_segments(self._lines, eyes, rotations)
+            for agent, pol, lines_seen in zip(seeing, pols, segments):
+                result[agent.aid] = self._see_text(agent, labels, pol, lines_seen)
+        self._seeing = (self.world.cycle, result)
+        return result
+
+    def _see_text(self, agent: Agent, labels: list, pol: np.ndarray, lines_seen: list) -> str:
+        ends = np.array([end for segment in lines_seen for end in segment]).reshape(-1, 3)
+        noisy = vision.add_noise(np.vstack([pol, ends]), self.noise, agent.rng)
+        pol, ends = noisy[:len(pol)], noisy[len(pol):]
+        items, players = [], {}
+        for label, v, s in zip(labels, pol, vision.in_view(pol)):
+            if not s:
+                continue
+            if isinstance(label, str):
+                items.append(f"({label} {P.pol(v)})")
+            elif not (label[0] is agent and label[1] == "head"):
+                players.setdefault(label[0].aid, (label[0], []))[1].append(f"({label[1]} {P.pol(v)})")
+        for other, body in players.values():
+            items.append(f"(P (team {self.team_names[other.team]}) (id {other.unum}) {' '.join(body)})")
+        for start, end in zip(ends[0::2], ends[1::2]):
+            items.append(f"(L {P.pol(start)} {P.pol(end)})")
+        return "(See " + " ".join(items) + ")"
+
+    # ------------------------------------------------------------------------------ monitors
+    def _robots_in_scene(self) -> list[tuple[RobotView, np.ndarray]]:
+        robots = []
+        for agent in self.agents.values():
+            if agent.robot is None:
+                continue
+            transforms = transforms_of(*self.world.poses(agent.robot))
+            robots.append((RobotView(self.world.parts(agent.robot), agent.robot_type, agent.team, agent.unum),
+                           transforms))
+        return robots
+
+    def monitor_message(self, full: bool = False) -> tuple[str, bool]:
+        """The next message of the monitor stream and whether it is a full one: full when asked,
+        when robots joined or left or got their team, else an update."""
+        state = GameState.of(self.referee, self.team_names[Team.LEFT], self.team_names[Team.RIGHT])
+        ball, _ = self.world.ball()
+        ball_slt = slt(ball, np.eye(3))
+        robots = self._robots_in_scene()
+        if full or self.scene_changed or self._monitor_state is None:
+            self.scene_changed = False
+            self._monitor_state = state
+            return full_header(self.rules, state) + self.scene.full(ball_slt, robots), True
+        header = update_header(self._monitor_state, state)
+        self._monitor_state = state
+        return header + self.scene.update(ball_slt, robots), False
+
+    # ------------------------------------------------------------------------------ trainer
+    def trainer(self, data: bytes, allow_kill_sim: bool = False) -> tuple[list[str], list[str], bool]:
+        """Apply a monitor's trainer commands (seed 002 "Trainer commands"; specs/simspark.md).
+        Returns (replies to send, problems to log, whether the simulator must stop). Unknown
+        or malformed commands are problems, never exceptions."""
+        try:
+            commands = parse(data, TRAINER_LIMITS)
+        except SexpError as e:
+            return [], [f"trainer: not an S-expression message: {e}"], False
+        replies, problems, stop = [], [], False
+        for command in commands:
+            try:
+                reply, quit_ = self._trainer(command, allow_kill_sim)
+            except (ValueError, KeyError, IndexError, TypeError) as e:
+                problems.append(f"trainer: {_show(command)}: {e}")
+                continue
+            if reply:
+                replies.append(reply)
+            stop = stop or quit_
+        return replies, problems, stop
+
+    def _trainer(self, c: list, allow_kill_sim: bool) -> tuple[str | None, bool]:
+        if not c or not isinstance(c[0], str):
+            raise ValueError("a command starts with its name")
+        name, args = c[0], c[1:]
+        fields = {a[0]: a[1:] for a in args if isinstance(a, list) and a and isinstance(a[0], str)}
+        if name == "getAck":
+            return f"(ack {_atom(args, 0)})", False
+        if name == "reqfullstate":
+            self.scene_changed = True
+            return None, False
+        if name == "playMode":
+            self.referee.set_play_mode(PlayMode.from_wire(_atom(args, 0)))
+            return None, False
+        if name == "kickOff":
+            side = _atom(args, 0)
+            if side not in ("Left", "Right", "None"):
+                raise ValueError(f"kickOff {side}: Left, Right or None (a coin toss)")
+            team = {"Left": Team.LEFT, "Right": Team.RIGHT, "None": None}[side]
+            placement = self.referee.kick_off(team)
+            if placement is not None:
+                self.world.place_ball(placement.ball)
+            return None, False
+        if name == "dropBall":
+            ball, _ = self.world.ball()
+            self.world.place_ball(self.referee.drop_ball(tuple(ball)).ball)
+            return None, False
+        if name == "ball":
+            ball, velocity = self.world.ball()
+            if "pos" in fields:
+                ball = _floats(fields["pos"], 3)
+            if "vel" in fields:
+                velocity = _floats(fields["vel"], 3)
+            self.world.place_ball(ball, velocity)
+            return None, False
+        if name == "time":
+            t = _floats(args, 1)[0]
+            if t < 0:
+                raise ValueError("time: not below 0")
+            self.referee.time = t
+            return None, False
+        if name == "score":
+            if "left" in fields:
+                self.referee.score[Team.LEFT] = _count(fields["left"])
+            if "right" in fields:
+                self.referee.score[Team.RIGHT] = _count(fields["right"])
+            return None, False
+        if name in ("agent", "select", "kill", "repos"):
+            return self._trainer_agent(name, fields)
+        if name == "killsim":
+            if not allow_kill_sim:
+                raise ValueError("killsim is off (start the server with --allow-killsim)")
+            return None, True
+        raise ValueError("unknown command")
+
+    def _trainer_agent(self, name: str, fields: dict) -> tuple[None, bool]:
+        agent = self._find(fields) if "unum" in fields else self._selected()
+        if name == "select":
+            self._selection = agent.aid
+            return None, False
+        if name == "kill":                      # the server closes a connection whose agent is gone
+            self.disconnect(agent.aid)
+            return None, False
+        if name == "repos":
+            x = -(self.rules.field_length / 2 - 1) * (1 if agent.team is Team.LEFT else -1)
+            self.world.place_robot(agent.robot, x, 0.0, 0.0 if agent.team is Team.LEFT else 180.0)
+            return None, False
+        if "pos" in fields:
+            x, y, z = _floats(fields["pos"], 3)
+            _, rotation = self.world.pose(agent.robot, "torso")
+            heading = math.degrees(math.atan2(rotation[1, 1], rotation[0, 1]))
+            self.world.place_robot(agent.robot, x, y, heading, z)
+        if "move" in fields:
+            x, y, z, direction = _floats(fields["move"], 4)
+            self.world.place_robot(agent.robot, x, y, direction, z)
+        for key in ("battery", "temperature"):
+            if key in fields:
+                _floats(fields[key], 1)        # accepted; the Nao model has neither
+        return None, False
+
+    def _find(self, fields: dict) -> Agent:
+        unum = _count(fields["unum"])
+        side = {"left": Team.LEFT, "right": Team.RIGHT}.get(_atom(fields.get("team", []), 0).lower())
+        for agent in self.agents.values():
+            if agent.unum == unum and agent.team is side and agent.robot is not None:
+                return agent
+        raise ValueError(f"no robot number {unum} in that team")
+
+    def _selected(self) -> Agent:
+        agent = self.agents.get(self._selection)
+        if agent is None or agent.robot is None:
+            raise ValueError("no robot selected; give (unum N)(team Left|Right) or (select ...) first")
+        return agent
+
+
+def _atom(args: list, i: int) -> str:
+    if len(args) <= i or not isinstance(args[i], str):
+        raise ValueError("a word expected")
+    return args[i]
+
+
+def _floats(args: list, n: int) -> tuple[float, ...]:
+    if len(args) != n or not all(isinstance(a, str) for a in args):
+        raise ValueError(f"{n} numbers expected")
+    values = tuple(float(a) for a in args)
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("numbers must be finite")
+    return values
+
+
+def _count(args: list) -> int:
+    value = int(_atom(args, 0))
+    if value < 0:
+        raise ValueError("not below 0")
+    return value
+
+
+def _show(command) -> str:
+    text = str(command)
+    return text if len(text) < 60 else text[:57] + "..."

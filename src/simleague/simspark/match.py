@@ -1,0 +1,112 @@
+"""A match of two teams of sample agents (:mod:`simleague.simspark.agent`), each a separate process
+talking TCP to a server started here, in sync mode without real time: the agents join, beam to
+their places, the left team kicks off once everyone stands in place, and the first half is played
+(RuleHalfTime of game time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from dataclasses import dataclass
+
+from ..soccer.rules import PlayMode, SoccerRules, Team
+from ..soccer.world import CYCLE
+from .game import Game
+from .server import SimSparkServer
+
+log = logging.getLogger("simleague.simspark")
+
+TEAMS = ("SampleLeft", "SampleRight")
+SETTLE_CYCLES = 50                 # cycles everyone stands in place before the kick-off
+
+
+class MatchError(RuntimeError):
+    """The match could not be played (agents that did not join in time, a port taken)."""
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The score line and how fast the half ran (cycles of 20 ms per wall second)."""
+
+    teams: tuple[str, str]
+    score: tuple[int, int]
+    cycles: int
+    seconds: float
+    agents: int
+
+    @property
+    def cycles_per_second(self) -> float:
+        return self.cycles / self.seconds if self.seconds > 0 else 0.0
+
+    def line(self) -> str:
+        return (f"{self.teams[0]} {self.score[0]} : {self.score[1]} {self.teams[1]}   "
+                f"({self.agents} agents, first half: {self.cycles} cycles in {self.seconds:.1f} s, "
+                f"{self.cycles_per_second:.0f} cycles/s)")
+
+
+async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: str = "127.0.0.1",
+               agent_port: int = 0, monitor_port: int = 0, join_timeout: float = 120.0,
+               progress=None) -> MatchResult:
+    """Play the first half of a match of ``agents`` sample agents a side. ``progress`` (if given)
+    is called with the game about once a second. Raises :class:`MatchError`."""
+    if not 1 <= agents <= 11:
+        raise MatchError(f"1 to 11 agents a side, not {agents}")
+    rules = SoccerRules(half_time=half_time)
+    game = Game(rules, seed=seed)
+    server = SimSparkServer(game, host, agent_port, monitor_port, sync=True, realtime=False)
+    try:
+        await server.start()
+    except OSError as e:
+        raise MatchError(f"cannot listen: {e}") from None
+    processes = []
+    run = asyncio.create_task(server.run())
+    try:
+        for unum in range(1, agents + 1):
+            for team in TEAMS:
+                processes.append(await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "simleague.simspark.agent", "--host", host,
+                    "--port", str(server.agent_port), "--team", team, "--unum", str(unum),
+                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL))
+        deadline = time.monotonic() + join_timeout
+        ready_at = None
+        while game.referee.play_mode is PlayMode.BeforeKickOff:
+            if run.done():
+                run.result()
+                raise MatchError("the server stopped before the kick-off")
+            joined = sum(a.team is not None for a in game.agents.values())
+            if joined < 2 * agents:
+                ready_at = None
+                if time.monotonic() > deadline:
+                    raise MatchError(f"only {joined} of {2 * agents} agents joined in {join_timeout:.0f} s")
+            elif ready_at is None:
+                ready_at = game.world.cycle
+            elif game.world.cycle - ready_at >= SETTLE_CYCLES:
+                placement = game.referee.kick_off(Team.LEFT)
+                game.world.place_ball(placement.ball)
+                break
+            await asyncio.sleep(0.01)
+        started = shown = time.monotonic()
+        while game.referee.half == 1 and game.referee.play_mode is not PlayMode.GameOver:
+            if run.done():
+                run.result()
+                raise MatchError("the server stopped during the half")
+            if progress is not None and time.monotonic() - shown >= 1.0:
+                progress(game)
+                shown = time.monotonic()
+            await asyncio.sleep(0.01)
+        seconds, cycles = time.monotonic() - started, round(half_time / CYCLE)
+        score = (game.referee.score[Team.LEFT], game.referee.score[Team.RIGHT])
+        return MatchResult(TEAMS, score, cycles, seconds, 2 * agents)
+    finally:
+        server.stop()
+        for p in processes:
+            if p.returncode is None:
+                p.kill()
+        for p in processes:
+            await p.wait()
+        if not run.done():
+            await run
+        await server.close()

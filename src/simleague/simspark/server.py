@@ -1,0 +1,243 @@
+"""The SimSpark server: agents on TCP 3100, monitors (and trainers) on TCP 3200, both with 4-byte
+length framing (specs/simspark.md). A thin adapter (ARCHITECTURE.md rule 2): per cycle it applies
+what arrived to the :class:`~simleague.simspark.game.Game`, steps it, sends every agent its
+perceptors and, every second cycle (25 Hz), the monitors their message.
+
+Pacing: ``realtime`` makes each cycle last at least 20 ms; ``sync`` makes a cycle wait until every
+agent past its 5-cycle grace sent ``(syn)`` (at most ``sync_timeout`` s: an agent that never sends
+it is logged once and no longer waited for until it does). Sync without realtime runs as fast as
+the agents answer.
+
+Bad input never stops the server: a frame over the limit or a connection that breaks closes that
+connection only; an effector or trainer command that cannot be understood is logged and the rest
+of the message applied; a client that does not read is dropped once ``max_backlog`` bytes wait
+for it, never waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+
+from ..wire.framing import FrameDecoder, FrameError, encode
+from .game import Agent, Game
+from .messages import Syn, parse_agent_message
+
+log = logging.getLogger("simleague.simspark")
+
+CYCLE = 0.02
+MONITOR_EVERY = 2                          # cycles: 25 Hz (defaults.json monitorStep 0.04)
+MAX_AGENT_FRAME = 64 * 1024                # bytes an agent may send in one message
+MAX_MONITOR_FRAME = 64 * 1024
+MAX_PENDING = 64                           # messages an agent may queue within one cycle
+MAX_AGENTS = 44                            # connections on the agent port
+
+
+@dataclass
+class _Client:
+    """A connection: its writer, frame decoder and, for agents, the game's agent and the messages
+    waiting for the next cycle."""
+
+    writer: asyncio.StreamWriter
+    decoder: FrameDecoder
+    name: str
+    agent: Agent | None = None
+    pending: list = field(default_factory=list)
+    synced: bool = False
+    lagging: bool = False                   # missed a sync deadline (logged once)
+    closed: bool = False
+
+
+class SimSparkServer:
+    """``SimSparkServer(game, host, agent_port, monitor_port, sync, realtime, ...)``; ports 0 pick
+    free ones (see :attr:`agent_port`, :attr:`monitor_port` after :meth:`start`).
+
+    ``cycles``: stop after this many cycles (None: until :meth:`stop`, a ``killsim`` or game over
+    with ``stop_at_game_over``)."""
+
+    def __init__(self, game: Game, host: str = "127.0.0.1", agent_port: int = 3100,
+                 monitor_port: int = 3200, sync: bool = False, realtime: bool = True,
+                 sync_timeout: float = 1.0, allow_kill_sim: bool = False,
+                 max_backlog: int = 8 * 1024 * 1024, cycles: int | None = None):
+        self.game, self.host = game, host
+        self.agent_port, self.monitor_port = agent_port, monitor_port
+        self.sync, self.realtime, self.sync_timeout = sync, realtime, sync_timeout
+        self.allow_kill_sim, self.max_backlog, self.cycles = allow_kill_sim, max_backlog, cycles
+        self.agents: list[_Client] = []
+        self.monitors: list[_Client] = []
+        self._servers: list[asyncio.AbstractServer] = []
+        self._stop = asyncio.Event()
+        self._arrived = asyncio.Event()
+        self._new_monitor = False
+        self._handlers: set[asyncio.Task] = set()          # one reading task per connection
+        self.cycle_times: list[float] = []
+
+    async def start(self) -> None:
+        """Listen on both ports. Raises OSError when a port is taken."""
+        agents = await asyncio.start_server(self._agent, self.host, self.agent_port)
+        monitors = await asyncio.start_server(self._monitor, self.host, self.monitor_port)
+        self._servers = [agents, monitors]
+        self.agent_port = agents.sockets[0].getsockname()[1]
+        self.monitor_port = monitors.sockets[0].getsockname()[1]
+        log.info("agents on %s:%d, monitors on %s:%d, %s%s", self.host, self.agent_port, self.host,
+                 self.monitor_port, "sync" if self.sync else "async", ", real time" if self.realtime else "")
+
+    def stop(self) -> None:
+        """End :meth:`run` after the current cycle."""
+        self._stop.set()
+
+    async def close(self) -> None:
+        """Stop listening and close every connection."""
+        for server in self._servers:
+            server.close()
+        for client in self.agents + self.monitors:
+            self._drop(client, None)
+        handlers = [t for t in self._handlers if t is not asyncio.current_task() and not t.done()]
+        for task in handlers:
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+        for server in self._servers:
+            await server.wait_closed()
+
+    # ------------------------------------------------------------------------------ connections
+    async def _agent(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._handlers.add(asyncio.current_task())
+        peer = writer.get_extra_info("peername")
+        client = _Client(writer, FrameDecoder(MAX_AGENT_FRAME), f"agent {peer[0]}:{peer[1]}")
+        if len(self.agents) >= MAX_AGENTS:
+            log.warning("%s refused: %d agents connected already", client.name, MAX_AGENTS)
+            writer.close()
+            return
+        client.agent = self.game.connect()
+        client.name = f"agent {client.agent.aid} ({peer[0]}:{peer[1]})"
+        self.agents.append(client)
+        log.info("%s connected", client.name)
+        await self._read(client, reader, self._agent_frame)
+
+    async def _monitor(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._handlers.add(asyncio.current_task())
+        peer = writer.get_extra_info("peername")
+        client = _Client(writer, FrameDecoder(MAX_MONITOR_FRAME), f"monitor {peer[0]}:{peer[1]}")
+        self.monitors.append(client)
+        self._new_monitor = True
+        log.info("%s connected", client.name)
+        await self._read(client, reader, self._trainer_frame)
+
+    async def _read(self, client: _Client, reader: asyncio.StreamReader, handle) -> None:
+        try:
+            while not client.closed:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                for frame in client.decoder.feed(data):
+                    handle(client, frame)
+                if client.decoder.error is not None:
+                    raise client.decoder.error
+        except FrameError as e:
+            log.warning("%s: %s; disconnected", client.name, e)
+        except (ConnectionError, OSError) as e:
+            log.info("%s: %s", client.name, e)
+        finally:
+            self._drop(client, "left" if not client.closed else None)
+            self._handlers.discard(asyncio.current_task())
+
+    def _agent_frame(self, client: _Client, frame: bytes) -> None:
+        message = parse_agent_message(frame)
+        for problem in message.problems:
+            log.warning("%s: %s", client.name, problem)
+        if len(client.pending) >= MAX_PENDING:
+            log.warning("%s: more than %d messages in one cycle; dropped one", client.name, MAX_PENDING)
+            return
+        client.pending.append(message.effectors)
+        if any(isinstance(e, Syn) for e in message.effectors):
+            client.synced, client.lagging = True, False
+            self._arrived.set()
+
+    def _trainer_frame(self, client: _Client, frame: bytes) -> None:
+        replies, problems, stop = self.game.trainer(frame, self.allow_kill_sim)
+        for problem in problems:
+            log.warning("%s: %s", client.name, problem)
+        for reply in replies:
+            self._send(client, reply.encode())
+        if stop:
+            log.info("%s: killsim", client.name)
+            self.stop()
+
+    def _drop(self, client: _Client, why: str | None) -> None:
+        if client in self.agents:
+            self.agents.remove(client)
+            if client.agent is not None:
+                self.game.disconnect(client.agent.aid)
+        if client in self.monitors:
+            self.monitors.remove(client)
+        if not client.closed:
+            client.closed = True
+            if why:
+                log.info("%s %s", client.name, why)
+            client.writer.close()
+
+    def _send(self, client: _Client, payload: bytes) -> None:
+        if client.closed:
+            return
+        if client.writer.transport.get_write_buffer_size() > self.max_backlog:
+            self._drop(client, f"does not read ({self.max_backlog} bytes wait for it); disconnected")
+            return
+        client.writer.write(encode(payload))
+
+    # ------------------------------------------------------------------------------ the cycle
+    async def run(self) -> None:
+        """Run cycles until stopped."""
+        game = self.game
+        while not self._stop.is_set():
+            started = time.monotonic()
+            if self.sync:
+                await self._wait_for_syn()
+            for client in sorted(self.agents, key=lambda c: c.agent.aid):
+                for effectors in client.pending:
+                    for problem in game.apply(client.agent, effectors):
+                        log.warning("%s: %s", client.name, problem)
+                client.pending.clear()
+                client.synced = False
+            game.step()
+            for client in list(self.agents):
+                if client.agent.aid not in game.agents:       # killed by the trainer
+                    self._drop(client, "killed by the trainer")
+                    continue
+                text = game.perceptors(client.agent)
+                if text is not None:
+                    self._send(client, text.encode())
+            if game.world.cycle % MONITOR_EVERY == 0 and self.monitors:
+                text, _ = game.monitor_message(full=self._new_monitor)
+                self._new_monitor = False
+                payload = text.encode()
+                for client in list(self.monitors):
+                    self._send(client, payload)
+            self.cycle_times.append(time.monotonic() - started)
+            if self.cycles is not None and game.world.cycle >= self.cycles:
+                break
+            if self.realtime:
+                await asyncio.sleep(max(0.0, CYCLE - (time.monotonic() - started)))
+            else:
+                await asyncio.sleep(0)
+
+    async def _wait_for_syn(self) -> None:
+        deadline = time.monotonic() + self.sync_timeout
+        while not self._stop.is_set():
+            waiting = [c for c in self.agents
+                       if not c.synced and not c.lagging and self.game.expects_syn(c.agent)]
+            if not waiting:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                for client in waiting:
+                    client.lagging = True
+                    log.warning("%s sent no (syn) for %.1f s; not waited for until it does",
+                                client.name, self.sync_timeout)
+                return
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), remaining)
+            except TimeoutError:
+                pass

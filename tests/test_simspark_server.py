@@ -1,0 +1,331 @@
+"""The SimSpark server over real TCP on 127.0.0.1: the real FC Portugal agent's wire log replayed,
+monitors and trainers, bad input, sync mode, and a match of sample agents in separate processes."""
+
+import asyncio
+import contextlib
+import logging
+import re
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from simleague.simspark.client import AgentClient, ProtocolError, parse_perceptors
+from simleague.simspark.game import Game
+from simleague.simspark.messages import parse_agent_message
+from simleague.simspark.server import SimSparkServer
+from simleague.soccer.nao import joint_names
+from simleague.wire.sexp import parse
+
+GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "simspark"
+TYPE0_JOINTS = set(joint_names(0))
+
+
+@contextlib.contextmanager
+def running(**options):
+    """A server in a thread of its own (ports picked by the system); yields it while it runs."""
+    options.setdefault("realtime", False)
+    server = SimSparkServer(Game(seed=options.pop("seed", 0)), "127.0.0.1", 0, 0, **options)
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    failure = []
+
+    def main():
+        async def go():
+            await server.start()
+            started.set()
+            try:
+                await server.run()
+            finally:
+                await server.close()
+        try:
+            loop.run_until_complete(go())
+        except BaseException as e:          # a crash of the server fails the test below
+            failure.append(e)
+            started.set()
+
+    thread = threading.Thread(target=main, daemon=True)
+    thread.start()
+    assert started.wait(10)
+    try:
+        yield server
+    finally:
+        loop.call_soon_threadsafe(server.stop)
+        thread.join(10)
+        assert not thread.is_alive()
+        assert not failure, failure
+
+
+def frame(text: str | bytes) -> bytes:
+    payload = text.encode() if isinstance(text, str) else text
+    return struct.pack(">I", len(payload)) + payload
+
+
+def read_frame(sock: socket.socket) -> bytes:
+    def exactly(n):
+        data = b""
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError("closed")
+            data += chunk
+        return data
+    (n,) = struct.unpack(">I", exactly(4))
+    return exactly(n)
+
+
+def fcp_messages() -> list[str]:
+    """What the real FC Portugal agent sent, in order (golden/simspark/fcp_agent_wire_1player.txt)."""
+    out = []
+    for line in (GOLDEN / "fcp_agent_wire_1player.txt").read_text().splitlines():
+        m = re.match(r"C1->S #\d+ t=[\d.]+ len=(\d+): (.*)$", line)
+        if m:
+            assert len(m.group(2)) == int(m.group(1))
+            out.append(m.group(2))
+    return out
+
+
+def test_the_real_teams_wire_log_replays_without_a_protocol_error(caplog):
+    messages = fcp_messages()
+    assert len(messages) > 15 and messages[0].startswith("(scene")
+    caplog.set_level(logging.INFO, logger="simleague.simspark")
+    with running(sync=True) as server, socket.create_connection(("127.0.0.1", server.agent_port)) as sock:
+        sock.settimeout(10)
+        received = []
+        for text in messages:
+            sock.sendall(frame(text))
+            received.append(read_frame(sock).decode())
+        for _ in range(10):                       # ten more cycles of an agent that only syncs
+            sock.sendall(frame("(syn)"))
+            received.append(read_frame(sock).decode())
+    perceptions = [parse_perceptors(text) for text in received]      # strict: raises on any fault
+    told = [p for p in perceptions if p.unum is not None]
+    assert len(told) == 1 and told[0].unum == 1 and told[0].side == "left"
+    # soon after init (real agents give up otherwise): within the 5-cycle grace of a new agent
+    assert received.index(next(t for t in received if "(unum 1)" in t)) <= 6
+    assert all(set(p.joints) == TYPE0_JOINTS for p in perceptions)
+    assert all(p.play_mode == "BeforeKickOff" for p in perceptions)
+    assert sum(p.seen is not None for p in perceptions) >= len(perceptions) // 3 - 1
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
+def test_a_monitor_gets_the_full_scene_then_updates_and_trainer_commands_work():
+    with running() as server, socket.create_connection(("127.0.0.1", server.monitor_port)) as monitor, \
+            AgentClient("127.0.0.1", server.agent_port) as agent:
+        monitor.settimeout(10)
+        agent.scene(4)
+        agent.receive()
+        agent.init(9, "Blue")
+        first = read_frame(monitor).decode()
+        assert first.startswith("((FieldLength 30)") and "(RSG 0 1)" in first
+        # once the robot has its team, a full state names it as monitors look for it
+        deadline = time.monotonic() + 10
+        while True:
+            message = read_frame(monitor).decode()
+            if "(RSG 0 1)" in message and "matNum9 matLeft" in message:
+                break
+            assert time.monotonic() < deadline
+        assert "(team_left Blue)" in message and "models/soccerball.obj" in message
+        assert "models/naobody4.obj" in message
+        header_end = message.index("(RSG 0 1)")
+        parse(message[:header_end]) and parse(message[header_end:])    # well formed, both parts
+        update = read_frame(monitor).decode()
+        assert update.startswith("((time ") and "(RDS 0 1)" in update
+        monitor.sendall(frame("(getAck cookie42)(playMode PlayOn)(score (left 2)(right 1))"))
+        while b"(ack cookie42)" != (reply := read_frame(monitor)):
+            assert reply.startswith(b"((")
+        deadline = time.monotonic() + 10
+        while "(play_mode 3)" not in (message := read_frame(monitor).decode()):
+            assert time.monotonic() < deadline
+        assert "(score_left 2)" in message and "(score_right 1)" in message
+        monitor.sendall(frame("(reqfullstate)"))
+        deadline = time.monotonic() + 10
+        while "(RSG 0 1)" not in read_frame(monitor).decode():
+            assert time.monotonic() < deadline
+
+
+def test_bad_input_is_logged_and_the_others_play_on(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.simspark")
+    with running(max_backlog=64 * 1024) as server, AgentClient("127.0.0.1", server.agent_port) as good:
+        good.scene(0)
+        good.receive()
+        port = server.agent_port
+        with socket.create_connection(("127.0.0.1", port)) as bad:
+            bad.sendall(frame(b"(scene rsg/agent/nao/nao_hetero.rsg 1)"))
+            read_frame(bad)
+            bad.sendall(frame(b"((((garbage") + frame(b"(fly 3)(he1 x)(he1 0.5)") + frame(b"\x00\xff\x01"))
+            read_frame(bad)
+            bad.sendall(struct.pack(">I", 100 * 1024 * 1024) + b"(")    # a 100 MB frame announced
+            bad.settimeout(10)
+            with pytest.raises((ConnectionError, OSError)):
+                while True:
+                    read_frame(bad)
+        monitor = socket.socket()                                  # never reads
+        monitor.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        monitor.connect(("127.0.0.1", server.monitor_port))
+        monitor.sendall(frame(b"(nonsense (x))(ball (pos a b c))(killsim)"))
+        before = good.receive().time
+        deadline = time.monotonic() + 20
+        while "does not read" not in caplog.text:
+            good.receive()
+            assert time.monotonic() < deadline
+        after = good.receive().time
+        assert after > before
+        monitor.close()
+    text = caplog.text
+    assert "not an S-expression message" in text
+    assert "unknown effector 'fly'" in text and "he1: 'x' is not a finite number" in text
+    assert "a frame of 104857600 bytes announced" in text
+    assert "trainer: ['nonsense', ['x']]: unknown command" in text
+    assert "killsim is off" in text
+    assert "monitor" in text and "does not read" in text
+
+
+def test_sync_mode_waits_for_syn_but_not_for_ever(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.simspark")
+    with running(sync=True, sync_timeout=0.3) as server, \
+            AgentClient("127.0.0.1", server.agent_port) as silent, \
+            AgentClient("127.0.0.1", server.agent_port) as busy:
+        silent.scene(0)
+        silent.receive()                       # never sends (syn)
+        busy.scene(1)
+        times = []
+        started = time.monotonic()
+        for _ in range(20):
+            times.append(busy.receive().time)
+            busy.act({}, syn=True)
+        elapsed = time.monotonic() - started
+    assert times == sorted(times) and times[-1] - times[0] == pytest.approx(19 * 0.02)
+    assert elapsed < 5                          # waited for the silent one once, then not again
+    assert caplog.text.count("sent no (syn)") == 1
+
+
+def test_sync_mode_without_real_time_runs_faster_than_real_time():
+    with running(sync=True) as server, AgentClient("127.0.0.1", server.agent_port) as agent:
+        agent.scene(0)
+        first = agent.receive().time
+        started = time.monotonic()
+        for _ in range(100):
+            agent.act({"he1": 0.1}, syn=True)
+            last = agent.receive().time
+        assert last - first == pytest.approx(100 * 0.02)
+        assert time.monotonic() - started < 2.0        # real time would take 2 s
+
+
+def test_same_seed_and_messages_give_the_same_game():
+    def play():
+        game = Game(seed=5)
+        agents = [game.connect() for _ in range(3)]
+        texts = []
+        script = [[b"(scene rsg/agent/nao/nao_hetero.rsg 0)", b"(scene rsg/agent/nao/nao_hetero.rsg 2)",
+                   b"(scene rsg/agent/nao/nao_hetero.rsg 4)"],
+                  [b"(init (unum 0)(teamname A))", b"(init (unum 0)(teamname B))", b"(init (unum 3)(teamname A))"],
+                  [b"(beam -5 1 30)", b"(beam -3 -2 0)", b"(beam -1 0 90)(say hello)"]]
+        for step in range(40):
+            messages = script[step] if step < len(script) else [
+                f"(he1 {0.3 * (i + 1)})(rle3 -0.2)(lle7 0.5)(syn)".encode() for i in range(3)]
+            for agent, message in zip(agents, messages):
+                game.apply(agent, parse_agent_message(message).effectors)
+            game.step()
+            texts += [game.perceptors(a) for a in agents]
+            texts.append(game.monitor_message()[0])
+        return texts
+    first, second = play(), play()
+    assert first == second
+    assert any("(hear A 0.00 self hello)" in t for t in first if t)
+    assert any("(hear A 0.00 " in t and "self" not in t for t in first if t)
+
+
+def test_team_rules_of_init():
+    game = Game()
+    def join(robot_type, unum, team):
+        agent = game.connect()
+        game.apply(agent, parse_agent_message(f"(scene rsg/agent/nao/nao_hetero.rsg {robot_type})".encode()).effectors)
+        problems = game.apply(agent, parse_agent_message(f"(init (unum {unum})(teamname {team}))".encode()).effectors)
+        return agent, problems
+    a, problems = join(0, 0, "Alpha")
+    assert not problems and a.team.value == "left" and a.unum == 1
+    b, problems = join(0, 0, "Beta")
+    assert not problems and b.team.value == "right"
+    _, problems = join(0, 0, "Gamma")
+    assert "two teams play already" in problems[0]
+    _, problems = join(1, 1, "Alpha")
+    assert "number 1 of Alpha is taken" in problems[0]
+    for unum in range(2, 8):                       # seven of type 0 in all
+        _, problems = join(0, unum, "Alpha")
+        assert not problems
+    _, problems = join(0, 8, "Alpha")
+    assert "more than 7 robots of type 0" in problems[0]
+    for unum in (8, 9):
+        assert not join(1, unum, "Alpha")[1]
+    _, problems = join(1, 10, "Alpha")             # 7 + 3 of two types
+    assert "more than 9 robots of two types" in problems[0]
+    _, problems = join(2, 10, "Alpha")             # 10 robots of 3 types: fine
+    assert not problems
+    problems = game.apply(a, parse_agent_message(b"(init (unum 5)(teamname Alpha))").effectors)
+    assert "already number 1 of Alpha" in problems[0]
+
+
+def test_the_strict_parser_reads_every_captured_message_of_the_original():
+    texts = [line for line in (GOLDEN / "agent_sample.txt").read_text().splitlines() if line.startswith("(time")]
+    texts += [line for line in (GOLDEN / "agent_sample_hear.txt").read_text().splitlines() if line.startswith("(time")]
+    assert len(texts) > 150
+    for text in texts:
+        parse_perceptors(text)
+    with pytest.raises(ProtocolError, match="unknown joint"):
+        parse_perceptors("(HJ (n xyz) (ax 0.00))")
+    with pytest.raises(ProtocolError, match="two decimals"):
+        parse_perceptors("(time (now 1e-05))")
+    with pytest.raises(ProtocolError, match="unknown play mode"):
+        parse_perceptors("(GS (sl 0) (sr 0) (t 0.00) (pm Halftime))")
+
+
+def test_a_match_of_sample_agents_in_separate_processes_prints_the_score_line():
+    result = subprocess.run([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "2",
+                             "--half-time", "4"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    line = result.stdout.strip().splitlines()[-1]
+    assert re.match(r"SampleLeft \d+ : \d+ SampleRight   \(4 agents, first half: 200 cycles in [\d.]+ s, \d+ cycles/s\)",
+                    line), line
+
+
+def test_trainer_commands_move_robots_and_ball_and_set_the_game():
+    game = Game(seed=2)
+    agent = game.connect()
+    game.apply(agent, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 4)(teamname T))").effectors)
+    def command(text, **kw):
+        replies, problems, stop = game.trainer(text.encode(), **kw)
+        assert not problems, problems
+        return replies, stop
+    command("(agent (unum 4) (team Left) (move 2 3 0.4 90))")
+    position, rotation = game.world.pose(agent.robot, "torso")
+    assert position[:2] == pytest.approx((2, 3)) and rotation[:, 1] == pytest.approx((0, 1, 0), abs=1e-6)
+    command("(agent (unum 4) (team Left) (pos -1 -2 0.4) (battery 100) (temperature 30))")
+    assert game.world.pose(agent.robot, "torso")[0][:2] == pytest.approx((-1, -2))
+    command("(select (unum 4) (team Left))(repos)")
+    assert game.world.pose(agent.robot, "torso")[0][0] == pytest.approx(-14)
+    command("(ball (pos 3 4 0.042) (vel 1 0 0))")
+    position, velocity = game.world.ball()
+    assert position == pytest.approx((3, 4, 0.042)) and velocity == pytest.approx((1, 0, 0))
+    command("(kickOff Left)")
+    assert game.referee.play_mode.wire == "KickOff_Left" and game.world.ball()[0][:2] == pytest.approx((0, 0))
+    command("(ball (pos 20 1 0.042))(dropBall)")
+    assert game.referee.play_mode.wire == "PlayOn" and game.world.ball()[0][0] == pytest.approx(15)
+    command("(time 100)(score (left 3) (right 4))")
+    assert game.referee.time == 100
+    assert list(game.referee.score.values()) == [3, 4]
+    assert command("(getAck xyz)") == (["(ack xyz)"], False)
+    assert command("(killsim)", allow_kill_sim=True) == ([], True)
+    command("(kill (unum 4) (team Left))")
+    assert agent.aid not in game.agents and game.world.robots == ()
+    for bad, why in (("(agent (unum 9) (team Left) (pos 0 0 0))", "no robot number 9"),
+                     ("(playMode Halftime)", "Halftime"), ("(kickOff Middle)", "Middle"),
+                     ("(ball (vel 1 2))", "3 numbers expected"), ("(score (left -1))", "not below 0"),
+                     ("(repos)", "no robot selected")):
+        _, problems, _ = game.trainer(bad.encode())
+        assert problems and why in problems[0], (bad, problems)
