@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from simleague.simspark.messages import (
     JOINTS,
+    TOE_JOINTS,
     Beam,
     Init,
     JointVelocity,
@@ -16,6 +17,7 @@ from simleague.simspark.messages import (
     Scene,
     Syn,
     parse_agent_message,
+    parse_general,
 )
 
 WIRE = (SHARED / "golden" / "simspark" / "fcp_agent_wire_1player.txt").read_text().splitlines()
@@ -69,3 +71,11 @@ def test_bad_effectors_are_named_and_the_rest_still_applies(data, problem):
 def test_no_bytes_make_the_agent_parser_raise(data):
     message = parse_agent_message(data)
     assert isinstance(message.problems, list)
+
+
+@given(st.lists(st.tuples(st.sampled_from(JOINTS + TOE_JOINTS + ("syn",)),
+                          st.floats(allow_nan=True, allow_infinity=True, width=32)), max_size=30))
+def test_the_routine_shortcut_reads_a_message_as_the_general_parser(effectors):
+    text = "".join(f"({name})" if name == "syn" else f"({name} {value!r})" for name, value in effectors)
+    data = text.replace("inf", "1e999").encode()
+    assert parse_agent_message(data) == parse_general(data)

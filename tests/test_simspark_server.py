@@ -329,3 +329,49 @@ def test_trainer_commands_move_robots_and_ball_and_set_the_game():
                      ("(repos)", "no robot selected")):
         _, problems, _ = game.trainer(bad.encode())
         assert problems and why in problems[0], (bad, problems)
+
+
+def test_serve_accepts_22_sample_agents_and_a_monitor():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        agent_port = probe.getsockname()[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        monitor_port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "simleague", "simspark", "serve", "--sync", "--no-realtime",
+                               "--agent-port", str(agent_port), "--monitor-port", str(monitor_port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    agents = []
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                monitor = socket.create_connection(("127.0.0.1", monitor_port))
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, server.stderr.read()
+                time.sleep(0.1)
+        with monitor:
+            monitor.settimeout(30)
+            for unum in range(1, 12):
+                for team in ("Reds", "Blues"):
+                    agents.append(subprocess.Popen(
+                        [sys.executable, "-m", "simleague.simspark.agent", "--port", str(agent_port),
+                         "--team", team, "--unum", str(unum)], stderr=subprocess.DEVNULL))
+            deadline = time.monotonic() + 120
+            while True:
+                message = read_frame(monitor).decode()
+                if "(RSG 0 1)" in message and all(
+                        f"matNum{n} {side}" in message for n in range(1, 12) for side in ("matLeft", "matRight")):
+                    break
+                assert time.monotonic() < deadline, "not every agent joined"
+            assert "(team_left Reds)" in message or "(team_left Blues)" in message
+            assert message.count("models/naobody") == 22
+            assert "(RDS 0 1)" in read_frame(monitor).decode()      # updates follow
+            assert all(a.poll() is None for a in agents)      # everyone still plays
+            assert server.poll() is None
+    finally:
+        for process in agents + [server]:
+            process.kill()
+        for process in agents + [server]:
+            process.wait()

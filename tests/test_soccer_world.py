@@ -135,3 +135,21 @@ def test_a_robot_faces_the_direction_it_was_put_in():
     world.place_robot(rid, 1.0, 2.0, 180.0)
     position, rotation = world.pose(rid, "torso")
     assert np.allclose(position[:2], (1.0, 2.0)) and np.allclose(rotation @ (0, 1, 0), (-1, 0, 0), atol=1e-6)
+
+
+def test_violent_joint_commands_never_blow_the_simulation_up():
+    world = SoccerWorld(seed=1)
+    rng = np.random.default_rng(7)
+    robots = [world.add_robot(t, -4.0 + 2 * t, 0.0, 0.0) for t in range(5)]
+    for cycle in range(500):                                  # 10 s of flailing, falling robots
+        if cycle % 10 == 0:
+            for rid in robots:
+                for part in world.parts(rid):
+                    if part.joint is not None:
+                        world.set_joint_velocity(rid, part.joint.effector, rng.uniform(-7, 7))
+        world.step()
+    assert np.isfinite(world.data.qpos).all() and np.isfinite(world.data.qvel).all()
+    for t, rid in enumerate(robots):
+        position, _ = world.pose(rid, "torso")
+        assert 0.0 < position[2] < 0.6                        # on the ground, not flying off
+        assert np.hypot(position[0] - (-4.0 + 2 * t), position[1]) < 3.0

@@ -63,7 +63,7 @@ class Game:
     values). Times are seconds, lengths metres, as the original."""
 
     def __init__(self, rules: SoccerRules | None = None, seed: int = 0,
-                 noise: vision.VisionNoise | None = None, substeps: int = 4):
+                 noise: vision.VisionNoise | None = None, substeps: int = 2):
         self.rules = rules or SoccerRules()
         seeds = np.random.SeedSequence(seed)
         world_seed, referee_seed, self._agent_seeds = seeds.spawn(3)

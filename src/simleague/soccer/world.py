@@ -8,7 +8,8 @@ posts and a top bar 0.04 m thick and a back wall; walls far outside the field ke
 robots are built from :mod:`simleague.soccer.nao`.
 
 One cycle (:meth:`SoccerWorld.step`) is ``cycle`` s (0.02, the original's agent step); MuJoCo
-integrates it in ``substeps`` steps (the original: one ODE step per cycle). Deviations from the
+integrates it in ``substeps`` steps, 2 by default: 10 ms (the original: one ODE step of 20 ms per
+cycle; 20 ms steps make MuJoCo's stiff motors shake). Deviations from the
 original, kept because MuJoCo differs from ODE:
 
 - joints have an armature of 0.01 kg m^2; a motor is a position servo (300 N m/rad, 0.5 N m s/rad,
@@ -120,7 +121,7 @@ class SoccerWorld:
     ``rules`` give the sizes (m); ``seed`` the random stream (beam noise); ``substeps`` the MuJoCo
     steps per cycle. Robot numbers (``rid``) are the world's own and are never reused."""
 
-    def __init__(self, rules: SoccerRules | None = None, seed: int = 0, substeps: int = 4):
+    def __init__(self, rules: SoccerRules | None = None, seed: int = 0, substeps: int = 2):
         self.rules = rules or SoccerRules()
         self.rng = np.random.default_rng(seed)
         self.substeps = substeps
