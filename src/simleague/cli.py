@@ -414,11 +414,42 @@ app.add_typer(simspark, name="simspark")
 
 
 def _log_to(log: Optional[Path]) -> None:
+    """Server messages of ``simleague.simspark`` to ``log`` (None: the terminal)."""
     handler = logging.FileHandler(log) if log else logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logger = logging.getLogger("simleague.simspark")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+
+
+def _simspark_outputs(game, seed: int, log: Optional[Path], web: Optional[int], web_host: str):
+    """The run log and the web viewer of a SimSpark game: (on_cycle, viewer or None, close)."""
+    from .recorder import Recorder
+    from .simspark import web as soccer_web
+    from .viewer.server import ViewerOptions, WebViewer
+
+    recorder = None
+    if log is not None:
+        try:
+            recorder = Recorder(log, soccer_web.LOG_FORMAT, soccer_web.log_header(game, seed))
+        except OSError as exc:
+            _fail(f"cannot write the log {log}: {exc.strerror}")
+    viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
+    live = soccer_web.LiveView(game, viewer) if viewer is not None else None
+
+    def on_cycle():
+        if live is not None:
+            live.cycle()
+        if recorder is not None and game.world.cycle % soccer_web.FRAME_EVERY == 0:
+            record = soccer_web.frame(game)
+            del record["type"]
+            recorder.cycle(record)
+
+    def close():
+        if recorder is not None:
+            recorder.close()
+
+    return on_cycle, viewer, close
 
 
 @simspark.command("serve")
@@ -431,34 +462,48 @@ def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (
                    seed: int = typer.Option(0, help="Seed of every random stream (noise, coin toss)."),
                    half_time: float = typer.Option(300.0, help="Game seconds of a half (RuleHalfTime)."),
                    automatic_kick_off: bool = typer.Option(False, help="Kick off after WaitBeforeKickOff (30 s)."),
+                   vision_noise: bool = typer.Option(True, "--vision-noise/--no-vision-noise",
+                                                     help="The original's noise on what robots see."),
                    allow_killsim: bool = typer.Option(False, "--allow-killsim",
                                                       help="Let a trainer's (killsim) stop the server."),
-                   log: Optional[Path] = typer.Option(None, help="Write the log here instead of the terminal.")):
-    """Run the soccer server for SimSpark agents and monitors until interrupted."""
+                   log: Optional[Path] = typer.Option(None, help="Record the game here (JSON lines; .gz to compress) "
+                                                                 "for simleague simspark replay."),
+                   web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
+    """Run the soccer server for SimSpark agents and monitors until interrupted (or a trainer's
+    killsim with --allow-killsim). Server messages go to the terminal."""
     from .simspark.game import Game
     from .simspark.server import SimSparkServer
     from .soccer.rules import SoccerRules
+    from .soccer.vision import VisionNoise
 
     try:
         rules = SoccerRules(half_time=half_time, automatic_kick_off=automatic_kick_off)
     except ValueError as exc:
         _fail(str(exc))
-    try:
-        _log_to(log)
-    except OSError as exc:
-        _fail(f"cannot write the log {log}: {exc.strerror}")
-    server = SimSparkServer(Game(rules, seed=seed), host, agent_port, monitor_port, sync=sync,
+    _log_to(None)
+    game = Game(rules, seed=seed, noise=None if vision_noise else VisionNoise(0, 0, 0))
+    server = SimSparkServer(game, host, agent_port, monitor_port, sync=sync,
                             realtime=realtime, allow_kill_sim=allow_killsim)
+    on_cycle, viewer, close = _simspark_outputs(game, seed, log, web, web_host)
+    server.on_cycle = on_cycle
 
     async def main():
         await server.start()
         err.print(f"SimSpark server: agents on tcp://{host}:{server.agent_port}, monitors on "
                   f"tcp://{host}:{server.monitor_port} ({'sync' if sync else 'async'}, "
                   f"{'real time' if realtime else 'as fast as possible'})")
+        if viewer is not None:
+            try:
+                await viewer.start()
+            except OSError as exc:
+                _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+            err.print(f"web viewer at {viewer.url}")
         try:
             await server.run()
         finally:
             await server.close()
+            if viewer is not None:
+                await viewer.close()
 
     try:
         asyncio.run(main())
@@ -466,34 +511,59 @@ def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (
         _fail(f"cannot serve on {host}:{agent_port}/{monitor_port}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         pass
+    finally:
+        close()
 
 
 @simspark.command("match")
 def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-11)."),
                    seed: int = typer.Option(0, help="Seed of every random stream."),
                    half_time: float = typer.Option(300.0, help="Game seconds of the half (RuleHalfTime)."),
-                   log: Optional[Path] = typer.Option(None, help="Write the server's log here.")):
+                   log: Optional[Path] = typer.Option(None, help="Record the game here for simleague simspark replay.")):
     """Two teams of sample agents (separate processes, real TCP) play the first half, in sync mode
     without real time; prints the score line and the cycles per second."""
     from .simspark.match import MatchError, play
-
-    if log is not None:
-        try:
-            _log_to(log)
-        except OSError as exc:
-            _fail(f"cannot write the log {log}: {exc.strerror}")
 
     def progress(game):
         r, (left, right) = game.referee, game.referee.score.values()
         err.print(f"  t {r.time:6.1f} s  {r.play_mode.wire:<14} {left}:{right}", end="\r")
 
+    outputs = {}
+
+    def setup(game):
+        outputs["on_cycle"], _, outputs["close"] = _simspark_outputs(game, seed, log, None, "")
+        return outputs["on_cycle"]
+
     try:
-        result = asyncio.run(play(agents, seed, half_time, progress=progress if err.is_terminal else None))
-    except MatchError as exc:
+        result = asyncio.run(play(agents, seed, half_time, progress=progress if err.is_terminal else None,
+                                  setup=setup))
+    except (MatchError, ValueError) as exc:
         _fail(str(exc))
-    except ValueError as exc:
-        _fail(str(exc))
+    finally:
+        if "close" in outputs:
+            outputs["close"]()
     print(result.line())
+
+
+@simspark.command("replay")
+def simspark_replay(log: Path = typer.Argument(..., help="A run log (serve or match --log FILE)."),
+                    web: int = typer.Option(8080, help="TCP port of the web viewer (0: any free port)."),
+                    web_host: str = WebHostOpt):
+    """Show a recorded game in the web viewer until interrupted."""
+    from .simspark.web import ReplayError, serve_replay
+    from .viewer.server import ViewerOptions
+
+    def ready(viewer):
+        err.print(f"web viewer at {viewer.url}")
+
+    try:
+        asyncio.run(serve_replay(log, ViewerOptions(web_host, web, page="soccer.html"), ready))
+    except ReplayError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
 
 
 @simspark.command("agent")

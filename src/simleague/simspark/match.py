@@ -49,14 +49,17 @@ class MatchResult:
 
 async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: str = "127.0.0.1",
                agent_port: int = 0, monitor_port: int = 0, join_timeout: float = 120.0,
-               progress=None) -> MatchResult:
+               progress=None, setup=None) -> MatchResult:
     """Play the first half of a match of ``agents`` sample agents a side. ``progress`` (if given)
-    is called with the game about once a second. Raises :class:`MatchError`."""
+    is called with the game about once a second; ``setup(game)`` (if given) returns the server's
+    ``on_cycle`` (a run log, a viewer). Raises :class:`MatchError`."""
     if not 1 <= agents <= 11:
         raise MatchError(f"1 to 11 agents a side, not {agents}")
     rules = SoccerRules(half_time=half_time)
     game = Game(rules, seed=seed)
     server = SimSparkServer(game, host, agent_port, monitor_port, sync=True, realtime=False)
+    if setup is not None:
+        server.on_cycle = setup(game)
     try:
         await server.start()
     except OSError as e:
@@ -64,12 +67,23 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
     processes = []
     run = asyncio.create_task(server.run())
     try:
+        def start(team: str, unum: int):
+            return asyncio.create_subprocess_exec(
+                sys.executable, "-m", "simleague.simspark.agent", "--host", host,
+                "--port", str(server.agent_port), "--team", team, "--unum", str(unum),
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+
+        # the first team name the server sees plays left: the left team's first agent joins alone
+        processes.append(await start(TEAMS[0], 1))
+        deadline = time.monotonic() + join_timeout
+        while game.team_names[Team.LEFT] is None:
+            if time.monotonic() > deadline or run.done():
+                raise MatchError(f"the first agent did not join in {join_timeout:.0f} s")
+            await asyncio.sleep(0.01)
         for unum in range(1, agents + 1):
             for team in TEAMS:
-                processes.append(await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "simleague.simspark.agent", "--host", host,
-                    "--port", str(server.agent_port), "--team", team, "--unum", str(unum),
-                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL))
+                if (team, unum) != (TEAMS[0], 1):
+                    processes.append(await start(team, unum))
         deadline = time.monotonic() + join_timeout
         ready_at = None
         while game.referee.play_mode is PlayMode.BeforeKickOff:

@@ -6,7 +6,8 @@ perceptors and, every second cycle (25 Hz), the monitors their message.
 Pacing: ``realtime`` makes each cycle last at least 20 ms; ``sync`` makes a cycle wait until every
 agent past its 5-cycle grace sent ``(syn)`` (at most ``sync_timeout`` s: an agent that never sends
 it is logged once and no longer waited for until it does). Sync without realtime runs as fast as
-the agents answer.
+the agents answer, and in real time while no agent has a robot (nothing to wait for, and no reason
+to burn the processor that starting agents need).
 
 Bad input never stops the server: a frame over the limit or a connection that breaks closes that
 connection only; an effector or trainer command that cannot be understood is logged and the rest
@@ -20,6 +21,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..wire.framing import FrameDecoder, FrameError, encode
 from .game import Agent, Game
@@ -72,6 +74,7 @@ class SimSparkServer:
         self._arrived = asyncio.Event()
         self._new_monitor = False
         self._handlers: set[asyncio.Task] = set()          # one reading task per connection
+        self.on_cycle: Callable[[], None] | None = None    # called after every cycle (viewer, log)
         self.cycle_times: list[float] = []
 
     async def start(self) -> None:
@@ -214,10 +217,13 @@ class SimSparkServer:
                 payload = text.encode()
                 for client in list(self.monitors):
                     self._send(client, payload)
+            if self.on_cycle is not None:
+                self.on_cycle()
             self.cycle_times.append(time.monotonic() - started)
             if self.cycles is not None and game.world.cycle >= self.cycles:
                 break
-            if self.realtime:
+            idle = self.sync and not any(c.agent.robot is not None for c in self.agents)
+            if self.realtime or idle:          # sync mode with no robot to wait for: real time
                 await asyncio.sleep(max(0.0, CYCLE - (time.monotonic() - started)))
             else:
                 await asyncio.sleep(0)

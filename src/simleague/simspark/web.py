@@ -1,0 +1,117 @@
+"""The soccer game in the web viewer (top view), live from a running server or from a run log.
+
+The page (``viewer/static/soccer.html``) gets, over its WebSocket, JSON texts of these types:
+
+* ``scene``: ``{"type": "scene", "mode": "live"|"replay", "field": {"length", "width",
+  "goal_width", "goal_depth", "penalty_length", "penalty_width", "circle"}}``, metres.
+* ``frame``: ``{"type": "frame", "now": s, "t": game time s, "half", "pm": play mode name,
+  "teams": [left, right], "score": [left, right], "ball": [x, y], "robots": [[side, unum, type,
+  x, y, heading_deg, upright], ...]}`` with ``side`` ``"left"``/``"right"`` (null before the
+  robot has a team) and ``upright`` 1 or 0 (fallen).
+* ``replay``: ``{"type": "replay", "frames": [frame, ...]}``, a whole logged game at once.
+
+A run log (``simleague simspark serve --log FILE``, :mod:`simleague.recorder`, format
+``simspark``) holds the rules in its header and one frame per monitor cycle (25 Hz).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from dataclasses import asdict
+from pathlib import Path
+
+from ..recorder import LogError, read_log
+from ..soccer.field import PENALTY_LENGTH, PENALTY_WIDTH
+from ..soccer.rules import SoccerRules, Team
+from ..viewer.server import ViewerOptions, WebViewer
+from .game import Game
+
+LOG_FORMAT = "simspark"
+FRAME_EVERY = 2                     # cycles between frames: 25 Hz, as the monitors
+
+
+class ReplayError(Exception):
+    """A log that cannot be replayed; ``str()`` names the file and the problem."""
+
+
+def scene(rules: SoccerRules, mode: str) -> dict:
+    """The ``scene`` message of a field (see the module docstring)."""
+    return {"type": "scene", "mode": mode,
+            "field": {"length": rules.field_length, "width": rules.field_width,
+                      "goal_width": rules.goal_width, "goal_depth": rules.goal_depth,
+                      "penalty_length": PENALTY_LENGTH, "penalty_width": PENALTY_WIDTH + rules.goal_width,
+                      "circle": rules.free_kick_distance}}
+
+
+def frame(game: Game) -> dict:
+    """The ``frame`` message of the game now."""
+    world, referee = game.world, game.referee
+    robots = []
+    for agent in game.agents.values():
+        if agent.robot is None:
+            continue
+        position, rotation = world.pose(agent.robot, "torso")
+        heading = math.degrees(math.atan2(rotation[1, 1], rotation[0, 1]))     # the robot's +y
+        robots.append([agent.team.value if agent.team else None, agent.unum, agent.robot_type,
+                       round(float(position[0]), 3), round(float(position[1]), 3), round(heading, 1),
+                       1 if rotation[2, 2] > 0.5 else 0])
+    ball, _ = world.ball()
+    return {"type": "frame", "now": round(world.time, 2), "t": round(referee.time, 2), "half": referee.half,
+            "pm": referee.play_mode.wire, "teams": [game.team_names[Team.LEFT], game.team_names[Team.RIGHT]],
+            "score": [referee.score[Team.LEFT], referee.score[Team.RIGHT]],
+            "ball": [round(float(ball[0]), 3), round(float(ball[1]), 3)], "robots": robots}
+
+
+def log_header(game: Game, seed: int) -> dict:
+    """What a run log's header holds: the rules and the seed."""
+    return {"rules": asdict(game.rules), "seed": seed}
+
+
+class LiveView:
+    """Publishes a running game to a :class:`~simleague.viewer.server.WebViewer`: the scene once,
+    then a frame every second cycle (call :meth:`cycle` after each). Never waits for a page."""
+
+    def __init__(self, game: Game, viewer: WebViewer):
+        self.game, self.viewer = game, viewer
+        viewer.publish("scene", json.dumps(scene(game.rules, "live")))
+
+    def cycle(self) -> None:
+        if self.game.world.cycle % FRAME_EVERY == 0:
+            self.viewer.publish("frame", json.dumps(frame(self.game), separators=(",", ":")))
+
+
+def load_replay(log: str | Path) -> tuple[dict, dict]:
+    """A run log -> (scene, replay) messages. Raises :class:`ReplayError`."""
+    try:
+        header, cycles, _ = read_log(log, LOG_FORMAT)
+        rules = SoccerRules(**header["rules"])
+    except LogError as exc:
+        raise ReplayError(str(exc)) from None
+    except (KeyError, TypeError, ValueError):
+        raise ReplayError(f"{log}: the header has no valid rules (not a SimSpark run log?)") from None
+    frames = []
+    for n, record in enumerate(cycles, 2):
+        if not isinstance(record.get("ball"), list) or not isinstance(record.get("robots"), list):
+            raise ReplayError(f"{log}:{n}: not a soccer frame")
+        frames.append({**{k: v for k, v in record.items() if k != "kind"}, "type": "frame"})
+    if not frames:
+        raise ReplayError(f"{log}: no frames recorded")
+    return scene(rules, "replay"), {"type": "replay", "frames": frames}
+
+
+async def serve_replay(log: str | Path, options: ViewerOptions, ready=None) -> None:
+    """Serve the page playing ``log`` until cancelled; ``ready(viewer)`` is called once listening.
+    Raises :class:`ReplayError` for a bad log, OSError when the port cannot be bound."""
+    scene_message, replay = load_replay(log)
+    viewer = WebViewer(options)
+    await viewer.start()
+    try:
+        viewer.publish("scene", json.dumps(scene_message))
+        viewer.publish("replay", json.dumps(replay, separators=(",", ":")))
+        if ready:
+            ready(viewer)
+        await asyncio.Event().wait()
+    finally:
+        await viewer.close()

@@ -1,0 +1,94 @@
+"""The soccer world in the web viewer, in a real browser (Debian's chromium, headless): a match's
+run log replayed, and a live server with sample agents. ``window.simleague.drawn`` holds the field
+and canvas coordinates of every robot drawn in the last frame; the pixels are read back from the
+canvas."""
+
+import base64
+import io
+import math
+import socket
+import subprocess
+import sys
+import time
+
+import matplotlib.image
+import pytest
+from test_web_browser import BUILD, browser, cli, page, rgb  # noqa: F401  (fixtures)
+
+from simleague.recorder import read_log
+
+COLOURS = {"left": "#1f5fd1", "right": "#d62728"}          # soccer.js
+
+
+def canvas_pixels(pg):
+    png = pg.evaluate("document.getElementById('canvas').toDataURL('image/png')")
+    return matplotlib.image.imread(io.BytesIO(base64.b64decode(png.split(",", 1)[1])), format="png")[:, :, :3]
+
+
+def assert_team_colours(pg):
+    """Every robot drawn is a disc of its team's colour (sampled beside its number)."""
+    robots = pg.evaluate("window.simleague.drawn")
+    pixels = canvas_pixels(pg)
+    for robot in robots:
+        good = 0
+        for turn in (100, 160, 200, 260):
+            a = math.radians(turn)
+            x = robot["px"] + 0.75 * robot["radius"] * math.cos(a)
+            y = robot["py"] - 0.75 * robot["radius"] * math.sin(a)
+            p = pixels[int(round(y)), int(round(x))]
+            good += max(abs(c - w) for c, w in zip(p, rgb(COLOURS[robot["side"]]))) < 0.08
+        assert good >= 3, robot
+    return robots
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_match_log_replays_in_the_viewer(cli, page, tmp_path):
+    log = tmp_path / "match.jsonl.gz"
+    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "2",
+                           "--half-time", "2", "--log", str(log)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    _, frames, _ = read_log(log, "simspark")
+    full = max(i for i, f in enumerate(frames) if len(f["robots"]) == 4 and f["pm"] == "KickOff_Left")
+    replay = cli("simspark", "replay", log, "--web", 0)
+    page.goto(replay.url())
+    page.wait_for_function("window.simleague.frame !== undefined")
+    assert page.locator("#player").is_visible()
+    page.evaluate("i => { const s = document.getElementById('seek'); s.value = i; "
+                  "s.dispatchEvent(new Event('input')); }", full)
+    page.wait_for_function("window.simleague.drawn.length === 4")
+    robots = assert_team_colours(page)
+    expected = sorted((r[0], r[1], r[3], r[4]) for r in frames[full]["robots"])
+    assert sorted((r["side"], r["unum"], r["x"], r["y"]) for r in robots) == expected
+    assert all((r["x"] < 0) == (r["side"] == "left") for r in robots)      # each team in its half
+    assert page.locator("#score").inner_text() == "SampleLeft 0 : 0 SampleRight"
+    assert page.locator("#play-mode").inner_text() == "KickOff_Left"
+
+
+def test_a_live_server_with_sample_agents_shows_in_the_viewer(cli, page):
+    agent_port = free_port()
+    server = cli("simspark", "serve", "--sync", "--no-realtime", "--agent-port", agent_port,
+                 "--monitor-port", free_port(), "--web", 0)
+    url = server.url()
+    agents = [subprocess.Popen([sys.executable, "-m", "simleague.simspark.agent", "--port", str(agent_port),
+                                "--team", team, "--unum", "0"], stderr=subprocess.DEVNULL)
+              for team in ("Home", "Away")]
+    try:
+        page.goto(url)
+        page.wait_for_function("window.simleague.drawn.length === 2 && "
+                               "window.simleague.drawn.every(r => r.unum !== null && r.x > -15 && r.x < 15)",
+                               timeout=60_000)
+        time.sleep(0.5)
+        robots = assert_team_colours(page)
+        assert sorted(r["side"] for r in robots) == ["left", "right"]
+        assert page.locator("#play-mode").inner_text() == "BeforeKickOff"
+        BUILD.mkdir(exist_ok=True)
+        page.screenshot(path=str(BUILD / "soccer-web-live.png"))
+    finally:
+        for a in agents:
+            a.kill()
+            a.wait()
