@@ -66,6 +66,8 @@ def numbers(values) -> str:
 
 
 _MESH_TURN = slt((0, 0, 0), rotation(-90, 0, 180))     # nao_hetero.rsg / naoneckhead.rsg meshes
+_SELECTION = ("(nd TRF (SLT 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1)(nd SMN (setVisible 0) (setTransparent) "
+              "(load StdUnitCylinder 1 1) (sSc 0.2 0.2 0.02) (sMat matSelect)))")
 
 
 @dataclass(frozen=True)
@@ -82,10 +84,11 @@ def _materials(part: Part, robot: RobotView) -> str:
     number = f"matNum{robot.unum}" if robot.unum is not None else "matNum"
     team = {Team.LEFT: "matLeft", Team.RIGHT: "matRight"}.get(robot.team, "matTeam")
     kind = f"matType{robot.robot_type}"
+    if part.name == "rthigh":                  # the number shows on the right thigh only
+        return f"{number} {team} naowhite"
     name = part.name[1:] if part.name[0] in "lr" else part.name
     return {"torso": f"{number} {team} {kind} naowhite", "head": f"{team} naoblack naogrey naowhite",
-            "upperarm": f"{team} {kind} naowhite", "thigh": f"{number} {team} naowhite",
-            "shank": f"{team} {kind} naowhite"}.get(name, f"{team} naowhite")
+            "upperarm": f"{team} {kind} naowhite", "shank": f"{team} {kind} naowhite"}.get(name, f"{team} naowhite")
 
 
 def _visual(part: Part, robot: RobotView) -> str:
@@ -98,21 +101,26 @@ def _visual(part: Part, robot: RobotView) -> str:
             scale = numbers((part.size[0],) * 3)
         node = (f"(nd StaticMesh (setVisible 1) (load {mesh}) (sSc {scale})"
                 f"(resetMaterials {_materials(part, robot)}))")
-        if part.name in ("torso", "head"):
+        if part.name == "head":
             return f"(nd TRF (SLT {numbers(_MESH_TURN)}){node})"
+        if part.name == "torso":               # and the trainer's selection marker, hidden
+            return f"(nd TRF (SLT {numbers(_MESH_TURN)}){node}){_SELECTION}"
         return node
     if part.shape == "capsule":
         return (f"(nd SMN (setVisible 1) (load StdCapsule {numbers(part.size)}) (sSc 1 1 1) "
                 "(sMat matDarkGrey))")
     if part.shape == "sphere":
         r = part.size[0]
-        return f"(nd SMN (setVisible 1) (load StdUnitSphere) (sSc {numbers((r, r, r))}) (sMat matYellow))"
+        colour = "matRed" if part.name.endswith("ankle") else "matYellow"
+        return f"(nd SMN (setVisible 1) (load StdUnitSphere) (sSc {numbers((r, r, r))}) (sMat {colour}))"
     return f"(nd SMN (setVisible 1) (load StdUnitBox) (sSc {numbers(part.size)}) (sMat matGrey))"
 
 
 def _shape(part: Part) -> str:
     """The drawable node of a part, as an update repeats it."""
-    if part.name in ("torso", "head"):
+    if part.name == "torso":
+        return "(nd(nd StaticMesh))(nd(nd SMN))"
+    if part.name == "head":
         return "(nd(nd StaticMesh))"
     if part.mesh is not None or part.name.endswith("toe"):
         return "(nd StaticMesh)"

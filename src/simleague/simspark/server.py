@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -35,6 +36,7 @@ MAX_AGENT_FRAME = 64 * 1024                # bytes an agent may send in one mess
 MAX_MONITOR_FRAME = 64 * 1024
 MAX_PENDING = 64                           # messages an agent may queue within one cycle
 MAX_AGENTS = 44                            # connections on the agent port
+MONITOR_SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per monitor
 
 
 @dataclass
@@ -97,10 +99,12 @@ class SimSparkServer:
             server.close()
         for client in self.agents + self.monitors:
             self._drop(client, None)
+        # the connections are closed: each reading task sees the end of its stream and returns
         handlers = [t for t in self._handlers if t is not asyncio.current_task() and not t.done()]
-        for task in handlers:
-            task.cancel()
-        await asyncio.gather(*handlers, return_exceptions=True)
+        if handlers:
+            _, late = await asyncio.wait(handlers, timeout=2.0)
+            for task in late:
+                task.cancel()
         for server in self._servers:
             await server.wait_closed()
 
@@ -123,6 +127,11 @@ class SimSparkServer:
         self._handlers.add(asyncio.current_task())
         peer = writer.get_extra_info("peername")
         client = _Client(writer, FrameDecoder(MAX_MONITOR_FRAME), f"monitor {peer[0]}:{peer[1]}")
+        # a small kernel buffer, so that a monitor that stops reading shows in max_backlog soon
+        # (the kernel would otherwise take megabytes first)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, MONITOR_SEND_BUFFER)
         self.monitors.append(client)
         self._new_monitor = True
         log.info("%s connected", client.name)
