@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simleague.simspark.client import AgentClient, ProtocolError, parse_perceptors
@@ -412,3 +413,22 @@ def test_a_robot_in_the_monitor_scene_is_built_as_the_original_builds_it():
 def _shape(node) -> str:
     """A scene node's tree of ``nd`` nodes, without what they hold."""
     return "(nd" + "".join(_shape(c) for c in node if isinstance(c, list) and c and c[0] == "nd") + ")"
+
+
+def test_opponents_keep_the_free_kick_distance_at_a_set_piece():
+    game = Game()
+    left, right = game.connect(), game.connect()
+    game.apply(left, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname L))").effectors)
+    game.apply(right, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname R))").effectors)
+    game.world.place_robot(left.robot, 0.6, 0.3, 0.0)            # the kicker's mate may stand close
+    game.world.place_robot(right.robot, 0.8, -0.5, 180.0)
+    game.trainer(b"(kickOff Left)")
+    game.step()
+    ball = game.world.ball()[0][:2]
+    near = np.hypot(*(game.world.pose(right.robot, "torso")[0][:2] - ball))
+    assert near == pytest.approx(2.0, abs=0.02)                  # put back on the circle
+    assert np.hypot(*(game.world.pose(left.robot, "torso")[0][:2] - ball)) < 1.0
+    game.trainer(b"(playMode PlayOn)")
+    game.world.place_robot(right.robot, 0.5, 0.0, 180.0)
+    game.step()
+    assert np.hypot(*(game.world.pose(right.robot, "torso")[0][:2] - ball)) < 1.0   # play on: free

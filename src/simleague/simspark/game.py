@@ -210,7 +210,29 @@ class Game:
         placement = self.referee.step(CYCLE, tuple(ball), touched_by)
         if placement is not None:
             world.place_ball(placement.ball)
+        self._keep_away()
         self._heard, self._said = self._said, []
+
+    def _keep_away(self) -> None:
+        """During a set piece, the other team's robots nearer the ball than FreeKickDistance are
+        put back on that circle, on the line from the ball through them, facing as they did
+        (seed 002; the referee names them: :meth:`Referee.too_close`)."""
+        if self.referee.free_kick_team() is None:
+            return
+        ball, _ = self.world.ball()
+        robots = {(a.team, a.aid): a for a in self.agents.values() if a.robot is not None and a.team is not None}
+        where = {key: tuple(self.world.pose(a.robot, "torso")[0][:2]) for key, a in robots.items()}
+        distance = self.rules.free_kick_distance
+        for key in self.referee.too_close(where, (ball[0], ball[1])):
+            x, y = where[key]
+            dx, dy = x - ball[0], y - ball[1]
+            norm = math.hypot(dx, dy)
+            if norm < 1e-6:
+                dx, dy, norm = (-1.0 if key[0] is Team.LEFT else 1.0), 0.0, 1.0
+            _, rotation = self.world.pose(robots[key].robot, "torso")
+            heading = math.degrees(math.atan2(rotation[1, 1], rotation[0, 1]))
+            self.world.place_robot(robots[key].robot, ball[0] + dx / norm * distance,
+                                   ball[1] + dy / norm * distance, heading)
 
     # ------------------------------------------------------------------------------ perceptors
     def perceptors(self, agent: Agent) -> str | None:
