@@ -432,3 +432,42 @@ def test_opponents_keep_the_free_kick_distance_at_a_set_piece():
     game.world.place_robot(right.robot, 0.5, 0.0, 180.0)
     game.step()
     assert np.hypot(*(game.world.pose(right.robot, "torso")[0][:2] - ball)) < 1.0   # play on: free
+
+
+def test_robots_that_join_together_never_overlap():
+    game = Game()
+    agents = [game.connect() for _ in range(44)]
+    for agent in agents:
+        game.apply(agent, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 1)").effectors)
+    game.disconnect(agents[3].aid)                       # a place comes free and is taken again
+    late = game.connect()
+    game.apply(late, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 2)").effectors)
+    where = np.array([game.world.pose(a.robot, "torso")[0][:2] for a in game.agents.values()])
+    gaps = np.hypot(*(where[:, None, :] - where[None, :, :]).transpose(2, 0, 1))
+    assert gaps[~np.eye(len(where), dtype=bool)].min() > 0.7
+    assert (where[:, 1] < -game.rules.field_width / 2).all()          # beside the field
+
+
+def test_an_agent_flooding_the_server_with_messages_does_not_slow_the_others(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.simspark")
+    with running() as server, AgentClient("127.0.0.1", server.agent_port) as good, \
+            socket.create_connection(("127.0.0.1", server.agent_port)) as flood:
+        good.scene(0)
+        good.receive()
+        flood.sendall(frame("(scene rsg/agent/nao/nao_hetero.rsg 0)"))
+        junk = frame("(he1 0.1)(fly)") * 2000                 # 2000 messages, one bad effector each
+        first = good.receive().time
+        started = time.monotonic()
+        for _ in range(5):
+            flood.sendall(junk)
+        for _ in range(50):
+            last = good.receive().time
+        assert last - first == pytest.approx(50 * 0.02)
+        assert time.monotonic() - started < 10
+        deadline = time.monotonic() + 10
+        while "not logged" not in caplog.text:                # the count of what was left out
+            good.receive()
+            assert time.monotonic() < deadline
+    lines = [r for r in caplog.records if "agent 2" in r.getMessage()]
+    assert len(lines) < 200                                   # not one line per bad message
+    assert sum("unknown effector 'fly'" in r.getMessage() for r in lines) >= 10

@@ -74,7 +74,6 @@ class Game:
         self.team_names: dict[Team, str | None] = {Team.LEFT: None, Team.RIGHT: None}
         self.scene_changed = True                 # monitors need a full state
         self._next_aid = 1
-        self._spawned = 0
         self._said: list[tuple[Agent, str, np.ndarray]] = []
         self._heard: list[tuple[Agent, str, np.ndarray]] = []
         self._flags = flags(self.rules)
@@ -116,11 +115,7 @@ class Game:
                 return "scene: this agent already has a robot"
             if e.robot_type not in ROBOT_TYPES:
                 return f"scene: robot type {e.robot_type} does not exist"
-            # spawn off the field, side by side, so that robots that connect together never overlap
-            slot = self._spawned % 28
-            self._spawned += 1
-            x = -self.rules.field_length / 2 + 1.5 + slot
-            y = -self.rules.field_width / 2 - 1.0
+            x, y = self._free_spawn()
             agent.robot = self.world.add_robot(e.robot_type, x, y, 90.0)
             agent.robot_type, agent.joined = e.robot_type, self.world.cycle
             self.scene_changed = True
@@ -146,6 +141,20 @@ class Game:
         if isinstance(e, Pass):
             return "pass: the pass mode is not implemented; ignored"
         return f"{e!r}: not an effector"                       # pragma: no cover - typed above
+
+    def _free_spawn(self) -> tuple[float, float]:
+        """Where a new robot appears: the first place of rows of places 1 m apart beside the
+        field's -y side line with no robot within 0.7 m, so that robots that connect together
+        never overlap (the original put them all on one spot)."""
+        taken = [self.world.pose(rid, "torso")[0][:2] for rid in self.world.robots]
+        hl, hw = self.rules.field_length / 2, self.rules.field_width / 2
+        row = 0
+        while True:
+            for k in range(int(self.rules.field_length) - 1):
+                spot = (-hl + 1.5 + k, -hw - 1.0 - row)
+                if all(math.hypot(spot[0] - p[0], spot[1] - p[1]) > 0.7 for p in taken):
+                    return spot
+            row += 1
 
     def _init(self, agent: Agent, e: Init) -> str | None:
         if agent.team is not None:

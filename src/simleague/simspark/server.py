@@ -37,6 +37,7 @@ MAX_MONITOR_FRAME = 64 * 1024
 MAX_PENDING = 64                           # messages an agent may queue within one cycle
 MAX_AGENTS = 44                            # connections on the agent port
 MONITOR_SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per monitor
+MAX_PROBLEM_LINES = 10                     # log lines per client and second about its bad input
 
 
 @dataclass
@@ -52,6 +53,9 @@ class _Client:
     synced: bool = False
     lagging: bool = False                   # missed a sync deadline (logged once)
     closed: bool = False
+    second: float = 0.0                     # start of the second the problems below count in
+    logged: int = 0                         # problem lines logged in that second
+    suppressed: int = 0                     # and not logged, beyond MAX_PROBLEM_LINES
 
 
 class SimSparkServer:
@@ -116,6 +120,7 @@ class SimSparkServer:
         if len(self.agents) >= MAX_AGENTS:
             log.warning("%s refused: %d agents connected already", client.name, MAX_AGENTS)
             writer.close()
+            self._handlers.discard(asyncio.current_task())
             return
         client.agent = self.game.connect()
         client.name = f"agent {client.agent.aid} ({peer[0]}:{peer[1]})"
@@ -155,13 +160,33 @@ class SimSparkServer:
             self._drop(client, "left" if not client.closed else None)
             self._handlers.discard(asyncio.current_task())
 
+    def _problem(self, client: _Client, text: str) -> None:
+        """Log a line about a client's bad input, at most MAX_PROBLEM_LINES a second (then how
+        many were left out), so that a client sending garbage every cycle cannot flood the log."""
+        self._new_second(client)
+        if client.logged < MAX_PROBLEM_LINES:
+            client.logged += 1
+            log.warning("%s: %s", client.name, text)
+        else:
+            client.suppressed += 1
+
+    @staticmethod
+    def _new_second(client: _Client) -> None:
+        """Start counting a client's problem lines afresh once a second has passed, saying how
+        many were left out in the last one."""
+        now = time.monotonic()
+        if now - client.second >= 1.0:
+            if client.suppressed:
+                log.warning("%s: %d more problems in the last second not logged", client.name, client.suppressed)
+            client.second, client.logged, client.suppressed = now, 0, 0
+
     def _agent_frame(self, client: _Client, frame: bytes) -> None:
+        if len(client.pending) >= MAX_PENDING:
+            self._problem(client, f"more than {MAX_PENDING} messages in one cycle; the rest are dropped")
+            return
         message = parse_agent_message(frame)
         for problem in message.problems:
-            log.warning("%s: %s", client.name, problem)
-        if len(client.pending) >= MAX_PENDING:
-            log.warning("%s: more than %d messages in one cycle; dropped one", client.name, MAX_PENDING)
-            return
+            self._problem(client, problem)
         client.pending.append(message.effectors)
         if any(isinstance(e, Syn) for e in message.effectors):
             client.synced, client.lagging = True, False
@@ -170,7 +195,7 @@ class SimSparkServer:
     def _trainer_frame(self, client: _Client, frame: bytes) -> None:
         replies, problems, stop = self.game.trainer(frame, self.allow_kill_sim)
         for problem in problems:
-            log.warning("%s: %s", client.name, problem)
+            self._problem(client, problem)
         for reply in replies:
             self._send(client, reply.encode())
         if stop:
@@ -209,7 +234,7 @@ class SimSparkServer:
             for client in sorted(self.agents, key=lambda c: c.agent.aid):
                 for effectors in client.pending:
                     for problem in game.apply(client.agent, effectors):
-                        log.warning("%s: %s", client.name, problem)
+                        self._problem(client, problem)
                 client.pending.clear()
                 client.synced = False
             game.step()
@@ -226,6 +251,9 @@ class SimSparkServer:
                 payload = text.encode()
                 for client in list(self.monitors):
                     self._send(client, payload)
+            for client in self.agents + self.monitors:
+                if client.suppressed:
+                    self._new_second(client)
             if self.on_cycle is not None:
                 self.on_cycle()
             self.cycle_times.append(time.monotonic() - started)
