@@ -471,3 +471,21 @@ def test_an_agent_flooding_the_server_with_messages_does_not_slow_the_others(cap
     lines = [r for r in caplog.records if "agent 2" in r.getMessage()]
     assert len(lines) < 200                                   # not one line per bad message
     assert sum("unknown effector 'fly'" in r.getMessage() for r in lines) >= 10
+
+
+def test_an_agent_asks_for_the_pass_mode():
+    game = Game()
+    mine, theirs = game.connect(), game.connect()
+    game.apply(mine, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname L))").effectors)
+    game.apply(theirs, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname R))").effectors)
+    game.trainer(b"(playMode PlayOn)(ball (pos 3 3 0.042))")
+    game.world.place_robot(mine.robot, 3.3, 3.0, 180.0)
+    game.world.place_robot(theirs.robot, 2.0, 3.0, 0.0)
+    assert game.apply(mine, parse_agent_message(b"(pass)").effectors) == []
+    assert game.referee.play_mode.wire == "pass_left"
+    game.step()
+    assert "(pm pass_left)" in game.perceptors(mine)
+    gap = np.hypot(*(game.world.pose(theirs.robot, "torso")[0][:2] - game.world.ball()[0][:2]))
+    assert gap == pytest.approx(1.0, abs=0.02)                 # kept PassModeMinOppBallDist away
+    problems = game.apply(theirs, parse_agent_message(b"(pass)").effectors)
+    assert problems == ["pass: refused, only in PlayOn, not pass_left"]

@@ -194,3 +194,50 @@ def test_trainer_play_mode_and_drop_ball():
     assert ref.free_kick_team() is Team.RIGHT
     assert ref.drop_ball((16.0, -11.0, 0.3)) == Placement((15.0, -10.0, R))
     assert ref.play_mode is PlayMode.PlayOn
+
+
+def test_pass_mode_is_granted_only_by_its_rules():
+    ref = Referee()
+    assert "only in PlayOn" in ref.request_pass(Team.LEFT, 0.2, 5.0, 0.0)
+    ref = playing()
+    assert "the ball moves" in ref.request_pass(Team.LEFT, 0.2, 5.0, 0.3)
+    assert "0.80 m from the ball" in ref.request_pass(Team.LEFT, 0.8, 5.0, 0.0)
+    assert "an opponent is 0.90 m" in ref.request_pass(Team.LEFT, 0.2, 0.9, 0.0)
+    assert ref.play_mode is PlayMode.PlayOn
+    assert ref.request_pass(Team.LEFT, 0.2, 5.0, 0.0) is None
+    assert ref.play_mode is PlayMode.pass_left
+    assert ref.keep_away() == (Team.LEFT, 1.0)
+    assert ref.too_close({(Team.RIGHT, 2): (0.5, 0.0), (Team.LEFT, 3): (0.1, 0.0)}, (0.0, 0.0)) == [(Team.RIGHT, 2)]
+    run(ref, 3.9)
+    assert ref.play_mode is PlayMode.pass_left                 # PassModeDuration 4 s
+    run(ref, 0.1)
+    assert ref.play_mode is PlayMode.PlayOn
+    assert "less than 3 s ago" in ref.request_pass(Team.LEFT, 0.2, 5.0, 0.0)   # retry wait
+    run(ref, 3.0)
+    assert ref.request_pass(Team.LEFT, 0.2, 5.0, 0.0) is None
+    ref.step(DT, (1.0, 1.0, R), Team.LEFT)                     # the pass: the mode ends
+    assert ref.play_mode is PlayMode.PlayOn
+
+
+def test_no_goal_too_soon_after_a_pass_mode_unless_an_opponent_touched_the_ball():
+    ref = playing()
+    assert ref.request_pass(Team.LEFT, 0.2, 5.0, 0.0) is None
+    ref.step(DT, (1.0, 1.0, R), Team.LEFT)
+    run(ref, 5.0)
+    ref.step(DT, (15.2, 0.0, R))                               # in the right goal 5 s later
+    assert ref.score[Team.LEFT] == 0
+    run(ref, 1.0, ball=(15.2, 0.0, R))
+    assert ref.play_mode is PlayMode.goal_kick_right           # not a goal: a goal kick
+    ref = playing()
+    assert ref.request_pass(Team.LEFT, 0.2, 5.0, 0.0) is None
+    ref.step(DT, (1.0, 1.0, R), Team.LEFT)
+    run(ref, 2.0)
+    ref.step(DT, (3.0, 1.0, R), Team.RIGHT)                    # an opponent touched it
+    ref.step(DT, (15.2, 0.0, R))
+    assert ref.score[Team.LEFT] == 1 and ref.play_mode is PlayMode.Goal_Left
+    ref = playing()
+    assert ref.request_pass(Team.LEFT, 0.2, 5.0, 0.0) is None
+    ref.step(DT, (1.0, 1.0, R), Team.LEFT)
+    run(ref, 10.0)                                             # PassModeScoreWaitTime over
+    ref.step(DT, (15.2, 0.0, R))
+    assert ref.score[Team.LEFT] == 1

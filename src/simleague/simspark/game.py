@@ -37,7 +37,6 @@ MAX_OF_TWO_TYPES = 9                  # MaxSumTwoRobotTypes
 MIN_TYPES = 3                         # MinRobotTypesCount
 HEAR_DISTANCE = 50.0                  # m, how far a say is heard
 SEE_EVERY = 3                         # cycles between See perceptors (naoneckhead.rsg setInterval)
-BEAM_NOISE = 0.005                    # m and degrees/10: sigma of the noise on a beam
 TRAINER_LIMITS = Limits(max_bytes=64 * 1024, max_depth=8, max_atoms=1000)
 
 
@@ -139,7 +138,7 @@ class Game:
             self._said.append((agent, e.message, head))
             return None
         if isinstance(e, Pass):
-            return "pass: the pass mode is not implemented; ignored"
+            return self._pass(agent)
         return f"{e!r}: not an effector"                       # pragma: no cover - typed above
 
     def _free_spawn(self) -> tuple[float, float]:
@@ -185,6 +184,18 @@ class Game:
         self.scene_changed = True                                   # the robot's materials changed
         return None
 
+    def _pass(self, agent: Agent) -> str | None:
+        if agent.team is None:
+            return "pass: no team yet; send (init ...) first"
+        ball, velocity = self.world.ball()
+        def distance(a: Agent) -> float:
+            x, y, _ = self.world.pose(a.robot, "torso")[0]
+            return math.hypot(x - ball[0], y - ball[1])
+        opponents = [distance(a) for a in self.agents.values() if a.team is agent.team.other and a.robot is not None]
+        refused = self.referee.request_pass(agent.team, distance(agent), min(opponents, default=math.inf),
+                                            float(np.linalg.norm(velocity)))
+        return None if refused is None else f"pass: refused, {refused}"
+
     def _beam(self, agent: Agent, e: Beam) -> str | None:
         if agent.team is None:
             return "beam: no team yet; send (init ...) first"
@@ -196,9 +207,10 @@ class Game:
         direction = e.deg
         if agent.team is Team.RIGHT:
             x, y, direction = -x, -y, direction + 180.0
-        x += agent.rng.normal(0, BEAM_NOISE)
-        y += agent.rng.normal(0, BEAM_NOISE)
-        direction += agent.rng.normal(0, BEAM_NOISE * 10)
+        noise_xy, noise_angle = self.rules.beam_noise_xy, self.rules.beam_noise_angle
+        x += agent.rng.uniform(-noise_xy, noise_xy)
+        y += agent.rng.uniform(-noise_xy, noise_xy)
+        direction += agent.rng.uniform(-noise_angle, noise_angle)
         self.world.place_robot(agent.robot, x, y, direction)
         return None
 
@@ -223,25 +235,25 @@ class Game:
         self._heard, self._said = self._said, []
 
     def _keep_away(self) -> None:
-        """During a set piece, the other team's robots nearer the ball than FreeKickDistance are
-        put back on that circle, on the line from the ball through them, facing as they did
-        (seed 002; the referee names them: :meth:`Referee.too_close`)."""
-        if self.referee.free_kick_team() is None:
+        """During a set piece (or a pass mode), the other team's robots nearer the ball than
+        FreeKickDistance (PassModeMinOppBallDist) are put back on that circle, on the line from
+        the ball through them, facing as they did (seed 002; :meth:`Referee.keep_away`)."""
+        rule = self.referee.keep_away()
+        if rule is None:
             return
+        _, distance = rule
         ball, _ = self.world.ball()
         robots = {(a.team, a.aid): a for a in self.agents.values() if a.robot is not None and a.team is not None}
         where = {key: tuple(self.world.pose(a.robot, "torso")[0][:2]) for key, a in robots.items()}
-        distance = self.rules.free_kick_distance
         for key in self.referee.too_close(where, (ball[0], ball[1])):
-            x, y = where[key]
-            dx, dy = x - ball[0], y - ball[1]
+            a = robots[key]
+            dx, dy = where[key][0] - ball[0], where[key][1] - ball[1]
             norm = math.hypot(dx, dy)
-            if norm < 1e-6:
-                dx, dy, norm = (-1.0 if key[0] is Team.LEFT else 1.0), 0.0, 1.0
-            _, rotation = self.world.pose(robots[key].robot, "torso")
+            if norm < 1e-6:                             # on the ball: back towards its own goal
+                dx, dy, norm = (-1.0 if a.team is Team.LEFT else 1.0), 0.0, 1.0
+            _, rotation = self.world.pose(a.robot, "torso")
             heading = math.degrees(math.atan2(rotation[1, 1], rotation[0, 1]))
-            self.world.place_robot(robots[key].robot, ball[0] + dx / norm * distance,
-                                   ball[1] + dy / norm * distance, heading)
+            self.world.place_robot(a.robot, ball[0] + dx / norm * distance, ball[1] + dy / norm * distance, heading)
 
     # ------------------------------------------------------------------------------ perceptors
     def perceptors(self, agent: Agent) -> str | None:

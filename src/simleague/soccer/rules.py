@@ -9,7 +9,8 @@ and order, FreeKickDistance, WaitBeforeKickOff, RuleGoalPauseTime, RuleKickInPau
 RuleHalfTime and their meaning; the trainer commands ``kickOff Left|Right|None`` and
 ``dropBall``), ``specs/simspark.md`` (play mode indices, beam rules, the original's defaults) and
 ``reference/simspark-rsg/defaults.json`` (rcssserver3d 0.7.3: field and goal sizes,
-GoalKickDist, RuleDropBallTime, AutomaticKickOff, CoinTossForKickOff).
+GoalKickDist, RuleDropBallTime, AutomaticKickOff, CoinTossForKickOff, the PassMode* parameters of
+the pass mode, BeamNoiseXY and BeamNoiseAngle).
 
 Coordinates: metres, field frame, origin at the centre spot; the left team defends the goal at
 x = -FieldLength/2 and attacks +x. Times: seconds of game time.
@@ -89,6 +90,7 @@ _KICK_IN = {Team.LEFT: PlayMode.KickIn_Left, Team.RIGHT: PlayMode.KickIn_Right}
 _CORNER = {Team.LEFT: PlayMode.corner_kick_left, Team.RIGHT: PlayMode.corner_kick_right}
 _GOAL_KICK = {Team.LEFT: PlayMode.goal_kick_left, Team.RIGHT: PlayMode.goal_kick_right}
 _GOAL = {Team.LEFT: PlayMode.Goal_Left, Team.RIGHT: PlayMode.Goal_Right}
+_PASS = {Team.LEFT: PlayMode.pass_left, Team.RIGHT: PlayMode.pass_right}
 _SET_PIECES = {mode: team for table in (_KICK_OFF, _KICK_IN, _CORNER, _GOAL_KICK,
                                         {Team.LEFT: PlayMode.free_kick_left, Team.RIGHT: PlayMode.free_kick_right},
                                         {Team.LEFT: PlayMode.direct_free_kick_left,
@@ -111,8 +113,14 @@ class SoccerRules:
     agent_radius: float = 0.4
     ball_radius: float = 0.042
     ball_mass: float = 0.026                 # kg
-    pass_mode_min_opp_ball_dist: float = 1.0
-    pass_mode_duration: float = 4.0
+    pass_mode_min_opp_ball_dist: float = 1.0  # no opponent nearer the ball to ask; kept this far away
+    pass_mode_duration: float = 4.0           # longest pass mode
+    pass_mode_max_ball_speed: float = 0.05    # m/s: the ball must lie still to ask
+    pass_mode_max_ball_dist: float = 0.5      # the asking robot this near the ball
+    pass_mode_score_wait_time: float = 10.0   # after a pass mode the team cannot score this long
+    pass_mode_retry_wait_time: float = 3.0    # nor ask again this long
+    beam_noise_xy: float = 0.05               # a beam lands up to this far off (BeamNoiseXY)
+    beam_noise_angle: float = 10.0            # degrees, and turned up to this much (BeamNoiseAngle)
     free_kick_distance: float = 2.0
     goal_kick_distance: float = 1.0          # GoalKickDist: the ball this far in front of the goal line
     wait_before_kick_off: float = 30.0
@@ -161,6 +169,8 @@ class Referee:
         self._mode_since = 0.0                   # game time of the last play mode change
         self._waiting = 0.0                      # seconds in BeforeKickOff (game time stands still)
         self._out: tuple[float, PlayMode, tuple[float, float, float]] | None = None   # ball out: when, what next, where
+        self._pass_ended = {Team.LEFT: -math.inf, Team.RIGHT: -math.inf}   # when each team's pass mode ended
+        self._may_score = {Team.LEFT: True, Team.RIGHT: True}    # False: a pass mode's score wait runs
 
     # -- what agents may do -----------------------------------------------------------------
 
@@ -176,16 +186,48 @@ class Referee:
         """The team taking the current set piece (kick-off, kick-in, corner, goal kick, free kick)."""
         return _SET_PIECES.get(self.play_mode)
 
+    def keep_away(self) -> tuple[Team, float] | None:
+        """The team whose opponents must now stay away from the ball, and how far (m): at a set
+        piece FreeKickDistance, in a pass mode PassModeMinOppBallDist; None in open play."""
+        team = self.free_kick_team()
+        if team is not None:
+            return team, self.rules.free_kick_distance
+        for team, mode in _PASS.items():
+            if self.play_mode is mode:
+                return team, self.rules.pass_mode_min_opp_ball_dist
+        return None
+
+    def request_pass(self, team: Team, robot_ball_distance: float, opponent_ball_distance: float,
+                     ball_speed: float) -> str | None:
+        """A robot of ``team`` sent ``(pass)`` (rcssserver3d 0.7.3, defaults.json PassMode*): in
+        play on, with the ball still (at most PassModeMaxBallSpeed m/s), the robot within
+        PassModeMaxBallDist m of it, no opponent within PassModeMinOppBallDist m, and the team's
+        last pass mode over for PassModeRetryWaitTime s, the play mode becomes ``pass_<side>``.
+        Returns None when granted, else why not (distances in m)."""
+        r = self.rules
+        if self.play_mode is not PlayMode.PlayOn:
+            return f"only in PlayOn, not {self.play_mode.wire}"
+        if self.time - self._pass_ended[team] < r.pass_mode_retry_wait_time - EPS:
+            return f"the team's last pass mode ended less than {r.pass_mode_retry_wait_time:g} s ago"
+        if ball_speed > r.pass_mode_max_ball_speed:
+            return f"the ball moves ({ball_speed:.2f} m/s)"
+        if robot_ball_distance > r.pass_mode_max_ball_dist:
+            return f"the robot is {robot_ball_distance:.2f} m from the ball (at most {r.pass_mode_max_ball_dist:g})"
+        if opponent_ball_distance < r.pass_mode_min_opp_ball_dist:
+            return f"an opponent is {opponent_ball_distance:.2f} m from the ball"
+        self._set(_PASS[team])
+        return None
+
     def too_close(self, players: dict[tuple[Team, int], tuple[float, float]],
                   ball: tuple[float, float]) -> list[tuple[Team, int]]:
-        """The opponents of the team taking a set piece that stand nearer the ball than
-        FreeKickDistance (seed 002): ``players`` maps (team, unum) to (x, y) metres. The world
-        moves them away; none outside a set piece."""
-        team = self.free_kick_team()
-        if team is None:
+        """The players that must move away from the ball now (:meth:`keep_away`): ``players``
+        maps (team, number) to (x, y) metres; none in open play. The world moves them."""
+        rule = self.keep_away()
+        if rule is None:
             return []
+        team, distance = rule
         return [key for key, (x, y) in players.items()
-                if key[0] is team.other and math.hypot(x - ball[0], y - ball[1]) < self.rules.free_kick_distance]
+                if key[0] is team.other and math.hypot(x - ball[0], y - ball[1]) < distance]
 
     # -- trainer commands -------------------------------------------------------------------
 
@@ -257,6 +299,16 @@ class Referee:
                 self._set(mode)
                 return Placement(where)
             return None
+        if touched_by is not None:
+            self._may_score[touched_by.other] = True      # an opponent's touch ends a score wait
+        for team, mode in _PASS.items():
+            if self.play_mode is mode:                    # the pass mode ends with a touch or its time
+                if touched_by is not None or self.time - self._mode_since >= rules.pass_mode_duration - EPS:
+                    self._pass_ended[team] = self.time
+                    self._may_score[team] = touched_by is team.other
+                    self._set(PlayMode.PlayOn)
+                else:
+                    return None
         team = self.free_kick_team()
         if team is not None:
             if touched_by is team:
@@ -280,9 +332,15 @@ class Referee:
         if abs(x) > half_l + r:                          # wholly over a goal line
             side = 1 if x > 0 else -1                    # +1: the right team's goal
             attacker = Team.LEFT if side > 0 else Team.RIGHT
-            if abs(y) < rules.goal_width / 2 - r and z < rules.goal_height - r:
+            scored = abs(y) < rules.goal_width / 2 - r and z < rules.goal_height - r
+            if scored and (self._may_score[attacker]
+                           or self.time - self._pass_ended[attacker] >= rules.pass_mode_score_wait_time - EPS):
                 self.score[attacker] += 1
                 self._set(_GOAL[attacker])
+                return None
+            if scored:                                   # too soon after a pass mode: a goal kick
+                self._out = (self.time, _GOAL_KICK[attacker.other],
+                             (side * (half_l - rules.goal_kick_distance), 0.0, r))
                 return None
             if self.last_touch is attacker.other:        # the defenders put it out: corner
                 where = (side * half_l, math.copysign(half_w, y), r)
