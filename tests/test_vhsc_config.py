@@ -45,7 +45,7 @@ def team(**changes):
 
 def test_the_seeds_own_examples_are_rejected_where_their_json_breaks(tmp_path):
     text = (SEEDS / "000_9f20068b741d0508.txt").read_text()
-    example = "".join(re.findall(r"```\n(.*?)```", text[text.index("## Appendix"):], re.S))
+    example = "".join(re.findall(r"```\n(.*?)```", text[text.index("## Appendix"):], re.DOTALL))
     with pytest.raises(ConfigError) as e:
         load_team(write(tmp_path, example, "v1.json"))
     assert re.fullmatch(r".*v1\.json: line 26, column 2: not valid JSON: Extra data", str(e.value))

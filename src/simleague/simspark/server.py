@@ -21,8 +21,8 @@ import asyncio
 import logging
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..wire.framing import FrameDecoder, FrameError, encode
 from .game import Agent, Game

@@ -22,7 +22,14 @@ import json
 import math
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 MAX_NAME = 12
 TEAM_SIZES = {"kid": 4, "adult": 2}           # players a team may field per league
