@@ -115,6 +115,34 @@ def robot_mjcf(parts: tuple[Part, ...], prefix: str, position, yaw: float) -> st
     return body(children[None][0], (0.0, 0.0, 0.0))
 
 
+def field_mjcf(r: SoccerRules) -> str:
+    """The MJCF of the field's ground, goals (posts, bar and back wall, goal.rsg), the walls far
+    outside it that keep the ball in, and the ball (a free body named ``ball``), for a
+    ``<worldbody>``; sizes from the rules (m, kg)."""
+    hl, hw = r.field_length / 2, r.field_width / 2
+    gd, gw, gh = r.goal_depth, r.goal_width, r.goal_height
+    goals = []
+    for side, sign in (("left", -1), ("right", 1)):
+        x = sign * (hl + gd / 2)
+        goals.append(
+            f'<body name="{side}goal" pos="{x:.9g} 0 {gh / 2:.9g}">'
+            f'<geom type="box" size="{gd / 2:.9g} {BAR / 2:.9g} {gh / 2:.9g}" pos="0 {gw / 2 + BAR / 2:.9g} 0"/>'
+            f'<geom type="box" size="{gd / 2:.9g} {BAR / 2:.9g} {gh / 2:.9g}" pos="0 {-(gw / 2 + BAR / 2):.9g} 0"/>'
+            f'<geom type="box" size="{BAR / 2:.9g} {gw / 2:.9g} {gh / 2:.9g}" pos="{sign * (gd / 2 - BAR / 2):.9g} 0 0"/>'
+            f'<geom type="box" size="{gd / 2:.9g} {gw / 2 + BAR:.9g} {BAR / 2:.9g}" pos="0 0 {gh / 2 + BAR / 2:.9g}"/>'
+            "</body>")
+    wall_x, wall_y = hl + r.field_length * 0.333 + 0.5, hw + r.field_width * 0.75 + 0.5
+    walls = "".join(
+        f'<geom type="box" size="{sx:.9g} {sy:.9g} 0.5" pos="{px:.9g} {py:.9g} 0.5"/>'
+        for sx, sy, px, py in ((0.5, wall_y, -wall_x, 0), (0.5, wall_y, wall_x, 0),
+                               (wall_x, 0.5, 0, wall_y), (wall_x, 0.5, 0, -wall_y)))
+    ball = (f'<body name="ball" pos="0 0 {r.ball_radius:.9g}"><freejoint name="ball"/>'
+            f'<geom name="ball" type="sphere" size="{r.ball_radius:.9g}" mass="{r.ball_mass:.9g}" '
+            'condim="6" friction="1 0.005 0.004"/></body>')
+    ground = '<geom name="ground" type="plane" size="0 0 1"/>'
+    return ground + walls + "".join(goals) + ball
+
+
 class SoccerWorld:
     """The soccer field with a ball and any number of Nao robots.
 
@@ -131,31 +159,6 @@ class SoccerWorld:
         self._build()
 
     # ----------------------------------------------------------------------------- the model
-    def _static_mjcf(self) -> str:
-        r = self.rules
-        hl, hw = r.field_length / 2, r.field_width / 2
-        gd, gw, gh = r.goal_depth, r.goal_width, r.goal_height
-        goals = []
-        for side, sign in (("left", -1), ("right", 1)):
-            x = sign * (hl + gd / 2)
-            goals.append(
-                f'<body name="{side}goal" pos="{x:.9g} 0 {gh / 2:.9g}">'
-                f'<geom type="box" size="{gd / 2:.9g} {BAR / 2:.9g} {gh / 2:.9g}" pos="0 {gw / 2 + BAR / 2:.9g} 0"/>'
-                f'<geom type="box" size="{gd / 2:.9g} {BAR / 2:.9g} {gh / 2:.9g}" pos="0 {-(gw / 2 + BAR / 2):.9g} 0"/>'
-                f'<geom type="box" size="{BAR / 2:.9g} {gw / 2:.9g} {gh / 2:.9g}" pos="{sign * (gd / 2 - BAR / 2):.9g} 0 0"/>'
-                f'<geom type="box" size="{gd / 2:.9g} {gw / 2 + BAR:.9g} {BAR / 2:.9g}" pos="0 0 {gh / 2 + BAR / 2:.9g}"/>'
-                "</body>")
-        wall_x, wall_y = hl + r.field_length * 0.333 + 0.5, hw + r.field_width * 0.75 + 0.5
-        walls = "".join(
-            f'<geom type="box" size="{sx:.9g} {sy:.9g} 0.5" pos="{px:.9g} {py:.9g} 0.5"/>'
-            for sx, sy, px, py in ((0.5, wall_y, -wall_x, 0), (0.5, wall_y, wall_x, 0),
-                                   (wall_x, 0.5, 0, wall_y), (wall_x, 0.5, 0, -wall_y)))
-        ball = (f'<body name="ball" pos="0 0 {r.ball_radius:.9g}"><freejoint name="ball"/>'
-                f'<geom name="ball" type="sphere" size="{r.ball_radius:.9g}" mass="{r.ball_mass:.9g}" '
-                'condim="6" friction="1 0.005 0.004"/></body>')
-        ground = '<geom name="ground" type="plane" size="0 0 1"/>'
-        return ground + walls + "".join(goals) + ball
-
     def _build(self) -> None:
         """Compile the model with the current robots; every joint that was in the previous model
         (free joints of the ball and the robots, hinges) keeps its position and velocity."""
@@ -180,7 +183,7 @@ class SoccerWorld:
             f'<option timestep="{CYCLE / self.substeps:.9g}" integrator="implicitfast" '
             f'gravity="0 0 {-GRAVITY}"/>'
             f'<default><joint armature="{ARMATURE}" damping="0.01"/><geom friction="1 0.005 0.0001"/></default>'
-            "<worldbody>" + self._static_mjcf() + "".join(robots_xml) + "</worldbody>"
+            "<worldbody>" + field_mjcf(self.rules) + "".join(robots_xml) + "</worldbody>"
             "<contact>" + "".join(excludes) + "</contact>"
             "<actuator>" + "".join(actuators) + "</actuator>"
             "<sensor>" + "".join(sensors) + "</sensor></mujoco>")

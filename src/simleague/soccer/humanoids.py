@@ -1,0 +1,292 @@
+"""The soccer world with robots from MuJoCo model files (:mod:`simleague.soccer.models`), for the
+humanoid virtual soccer API (issue 6). Pure and deterministic (ARCHITECTURE.md rule 1): given the
+robots and the motor commands it gives the same states every time.
+
+One step is ``step_s`` s (8 ms: the API's basic step, seed 000), integrated by MuJoCo in
+``substeps`` steps. Motors follow the original's (Webots) semantics, per motor:
+
+* **position**: the motor turns towards the target position at a velocity of
+  P·error + I·∫error + D·d(error)/dt (P 10, I 0, D 0 by default), at most the motor's velocity
+  (its top speed by default, lower when set); an infinite target is **velocity** control at the
+  set velocity;
+* **torque** (or force): the given torque, until a position is set again;
+* never more torque than the joint's ``actuatorfrcrange`` (the model's), never outside its range.
+
+As in :mod:`simleague.soccer.world`, a velocity becomes a target angle that a stiff servo follows
+(stiffness: the motor's most torque at 0.05 rad; a pure velocity servo either sags or shakes in
+MuJoCo). The servo's reference never runs more than 0.1 rad ahead of the joint.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from .models import RobotModel
+from .rules import SoccerRules
+from .world import GRAVITY, field_mjcf
+
+BASIC_STEP = 0.008            # s
+DEFAULT_PID = (10.0, 0.0, 0.0)
+SATURATION_ERROR = 0.05       # rad: a servo gives its most torque this far from its reference
+LEAD = 0.1                    # rad
+POSITION, VELOCITY, TORQUE = 0, 1, 2
+
+
+@dataclass
+class _Robot:
+    rid: int
+    model: RobotModel
+    spawn: tuple[float, float, float]
+    yaw: float                # radians about z; 0 faces +x
+    root: str                 # the model's first body
+    root_joint: str           # and its free joint
+
+
+def _quat(yaw: float) -> list[float]:
+    return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+
+
+class HumanoidWorld:
+    """The field, the ball and robots from model files.
+
+    ``HumanoidWorld(rules, seed, step_s=0.008, substeps=2)``; robot numbers (``rid``) are never
+    reused. Motor and sensor names are those of :class:`~simleague.soccer.models.RobotModel`;
+    unknown names raise KeyError."""
+
+    def __init__(self, rules: SoccerRules | None = None, seed: int = 0, step_s: float = BASIC_STEP,
+                 substeps: int = 2):
+        self.rules = rules or SoccerRules()
+        self.rng = np.random.default_rng(seed)
+        self.step_s, self.substeps = step_s, substeps
+        self.steps = 0
+        self._robots: dict[int, _Robot] = {}
+        self._next = 1
+        self._build()
+
+    # ----------------------------------------------------------------------------- the model
+    def _build(self) -> None:
+        """Compile the world with its robots; every joint already in the previous model keeps
+        its state, every motor its command."""
+        spec = mujoco.MjSpec.from_string(
+            '<mujoco model="humanoid soccer">'
+            f'<option timestep="{self.step_s / self.substeps:.9g}" integrator="implicitfast" gravity="0 0 {-GRAVITY}"/>'
+            f"<worldbody>{field_mjcf(self.rules)}</worldbody></mujoco>")
+        for robot in self._robots.values():
+            prefix = f"r{robot.rid}_"
+            child = robot.model.spec()
+            root = child.worldbody.first_body()
+            root.pos = [0.0, 0.0, robot.spawn[2]]
+            frame = spec.worldbody.add_frame(pos=[robot.spawn[0], robot.spawn[1], 0.0], quat=_quat(robot.yaw))
+            frame.attach_body(root, prefix, "")
+            for motor in robot.model.motors:
+                kp = motor.max_torque / SATURATION_ERROR
+                servo = spec.add_actuator(name=f"{prefix}{motor.name}:servo", target=f"{prefix}{motor.name}",
+                                          trntype=mujoco.mjtTrn.mjTRN_JOINT)
+                servo.set_to_position(kp=kp, kv=0.02 * kp)
+                servo.forcelimited, servo.forcerange = True, [-motor.max_torque, motor.max_torque]
+                drive = spec.add_actuator(name=f"{prefix}{motor.name}:torque", target=f"{prefix}{motor.name}",
+                                          trntype=mujoco.mjtTrn.mjTRN_JOINT)
+                drive.set_to_motor()
+                drive.forcelimited, drive.forcerange = True, [-motor.max_torque, motor.max_torque]
+        # parts of one robot never collide with each other (Webots' selfCollision off)
+        for robot in self._robots.values():
+            names = [b.name for b in spec.bodies if b.name.startswith(f"r{robot.rid}_")]
+            for i, a in enumerate(names):
+                for b in names[i + 1:]:
+                    spec.add_exclude(bodyname1=a, bodyname2=b)
+        old_model, old_data = getattr(self, "model", None), getattr(self, "data", None)
+        old_state = getattr(self, "_motor_state", None)
+        self.model = spec.compile()
+        self.data = mujoco.MjData(self.model)
+        if old_data is not None:
+            self._carry(old_model, old_data)
+        self._index(old_model, old_data, old_state)
+        mujoco.mj_forward(self.model, self.data)
+
+    def _carry(self, old_model, old_data) -> None:
+        m, d = self.model, self.data
+        d.time = old_data.time
+        for j in range(m.njnt):
+            k = mujoco.mj_name2id(old_model, mujoco.mjtObj.mjOBJ_JOINT, m.joint(j).name)
+            if k < 0:
+                continue
+            nq, nv = (7, 6) if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE else (1, 1)
+            d.qpos[m.jnt_qposadr[j]:m.jnt_qposadr[j] + nq] = old_data.qpos[old_model.jnt_qposadr[k]:][:nq]
+            d.qvel[m.jnt_dofadr[j]:m.jnt_dofadr[j] + nv] = old_data.qvel[old_model.jnt_dofadr[k]:][:nv]
+
+    def _index(self, old_model, old_data, old_state) -> None:
+        """Per motor of the world (one row each): addresses and command state."""
+        m = self.model
+        rows, self._motors = [], {}
+        for robot in self._robots.values():
+            for motor in robot.model.motors:
+                name = f"r{robot.rid}_{motor.name}"
+                self._motors[(robot.rid, motor.name)] = len(rows)
+                rows.append((m.joint(name).qposadr[0], m.joint(name).dofadr[0], m.actuator(f"{name}:servo").id,
+                             m.actuator(f"{name}:torque").id, motor.low, motor.high, motor.max_torque,
+                             motor.max_velocity, name))
+        n = len(rows)
+        self._qpos = np.array([r[0] for r in rows], dtype=int)
+        self._dof = np.array([r[1] for r in rows], dtype=int)
+        self._servo = np.array([r[2] for r in rows], dtype=int)
+        self._drive = np.array([r[3] for r in rows], dtype=int)
+        self._range = np.array([(r[4], r[5]) for r in rows]).reshape(n, 2)
+        self._max_torque = np.array([r[6] for r in rows])
+        self._max_velocity = np.array([r[7] for r in rows])
+        self._servo_gains = (m.actuator_gainprm[self._servo, 0].copy(), m.actuator_biasprm[self._servo, 1:3].copy())
+        angle = self.data.qpos[self._qpos]
+        state = {"mode": np.zeros(n, dtype=int), "target": angle.copy(), "velocity": self._max_velocity.copy(),
+                 "torque": np.zeros(n), "pid": np.tile(DEFAULT_PID, (n, 1)), "integral": np.zeros(n),
+                 "error": np.zeros(n), "reference": angle.copy()}
+        if old_state is not None:                      # motors that were there keep their commands
+            for i, r in enumerate(rows):
+                j = old_state["names"].get(r[8])
+                if j is not None:
+                    for key in state:
+                        state[key][i] = old_state[key][j]
+        state["names"] = {r[8]: i for i, r in enumerate(rows)}
+        self._motor_state = state
+        self._apply_modes()
+
+    def _apply_modes(self) -> None:
+        """Servo on for position and velocity control, off (torque alone) for torque control."""
+        m, s = self.model, self._motor_state
+        on = s["mode"] != TORQUE
+        m.actuator_gainprm[self._servo, 0] = np.where(on, self._servo_gains[0], 0.0)
+        m.actuator_biasprm[self._servo, 1:3] = np.where(on[:, None], self._servo_gains[1], 0.0)
+
+    # ----------------------------------------------------------------------------- robots
+    @property
+    def robots(self) -> tuple[int, ...]:
+        return tuple(self._robots)
+
+    def model_of(self, rid: int) -> RobotModel:
+        return self._robots[rid].model
+
+    def add_robot(self, model: RobotModel, x: float, y: float, yaw: float = 0.0) -> int:
+        """Put a robot of ``model`` at (x, y) m standing on the ground (its lowest point 5 mm
+        above it, joints as the model has them), facing ``yaw`` radians (0: +x). Returns its
+        number."""
+        root = model.spec().worldbody.first_body()
+        joint = next(j.name for j in root.joints if j.type == mujoco.mjtJoint.mjJNT_FREE)
+        rid = self._next
+        self._next += 1
+        self._robots[rid] = _Robot(rid, model, (x, y, model.standing_height + 0.005), yaw, root.name, joint)
+        self._build()
+        return rid
+
+    def remove_robot(self, rid: int) -> None:
+        """Take robot ``rid`` away; KeyError if it is not here."""
+        del self._robots[rid]
+        self._build()
+
+    def place_robot(self, rid: int, x: float, y: float, yaw: float, z: float | None = None) -> None:
+        """Put robot ``rid`` upright at (x, y), facing ``yaw`` radians, at rest (z: standing on
+        the ground by default)."""
+        joint = self.model.joint(f"r{rid}_{self._robots[rid].root_joint}")
+        q, v = joint.qposadr[0], joint.dofadr[0]
+        height = self._robots[rid].model.standing_height + 0.005 if z is None else z
+        self.data.qpos[q:q + 7] = [x, y, height, *_quat(yaw)]
+        self.data.qvel[v:v + 6] = 0
+        mujoco.mj_forward(self.model, self.data)
+
+    def pose(self, rid: int) -> tuple[np.ndarray, float]:
+        """The root's position (m, shape (3,)) and heading (radians, about z)."""
+        body = self.model.body(f"r{rid}_{self._robots[rid].root}").id
+        matrix = self.data.xmat[body].reshape(3, 3)
+        return self.data.xpos[body].copy(), math.atan2(matrix[1, 0], matrix[0, 0])
+
+    def upright(self, rid: int) -> float:
+        """How upright the root is: the z component of its z axis (1 upright, 0 lying)."""
+        body = self.model.body(f"r{rid}_{self._robots[rid].root}").id
+        return float(self.data.xmat[body][8])
+
+    # ----------------------------------------------------------------------------- ball
+    def ball(self) -> tuple[np.ndarray, np.ndarray]:
+        joint = self.model.joint("ball")
+        q, v = joint.qposadr[0], joint.dofadr[0]
+        return self.data.qpos[q:q + 3].copy(), self.data.qvel[v:v + 3].copy()
+
+    def place_ball(self, position, velocity=(0.0, 0.0, 0.0)) -> None:
+        joint = self.model.joint("ball")
+        q, v = joint.qposadr[0], joint.dofadr[0]
+        self.data.qpos[q:q + 7] = [*position, 1, 0, 0, 0]
+        self.data.qvel[v:v + 6] = [*velocity, 0, 0, 0]
+        mujoco.mj_forward(self.model, self.data)
+
+    # ----------------------------------------------------------------------------- motors
+    def _row(self, rid: int, motor: str) -> int:
+        return self._motors[(rid, motor)]
+
+    def set_position(self, rid: int, motor: str, position: float) -> None:
+        """Position control towards ``position`` rad (clamped to the range); +-inf: velocity
+        control at the set velocity."""
+        i, s = self._row(rid, motor), self._motor_state
+        if math.isinf(position):
+            s["mode"][i] = VELOCITY
+        else:
+            s["mode"][i] = POSITION
+            s["target"][i] = min(max(position, self._range[i, 0]), self._range[i, 1])
+        self._apply_modes()
+
+    def set_velocity(self, rid: int, motor: str, velocity: float) -> None:
+        """The motor's velocity, rad/s: the most in position control, the velocity in velocity
+        control; at most its top speed."""
+        i = self._row(rid, motor)
+        top = self._max_velocity[i]
+        self._motor_state["velocity"][i] = min(max(velocity, -top), top)
+
+    def set_torque(self, rid: int, motor: str, torque: float) -> None:
+        """Torque control with ``torque`` N m (clamped to the joint's most)."""
+        i, s = self._row(rid, motor), self._motor_state
+        s["mode"][i] = TORQUE
+        s["torque"][i] = min(max(torque, -self._max_torque[i]), self._max_torque[i])
+        self._apply_modes()
+
+    def set_pid(self, rid: int, motor: str, p: float, i_gain: float, d: float) -> None:
+        """The position controller's gains."""
+        self._motor_state["pid"][self._row(rid, motor)] = (p, i_gain, d)
+
+    # ----------------------------------------------------------------------------- stepping
+    @property
+    def time(self) -> float:
+        """Simulated time, s."""
+        return self.steps * self.step_s
+
+    def step(self) -> None:
+        """One basic step (8 ms)."""
+        d, s, dt = self.data, self._motor_state, self.step_s
+        angle = d.qpos[self._qpos]
+        error = s["target"] - angle
+        s["integral"] += error * dt
+        derivative = (error - s["error"]) / dt
+        s["error"] = error
+        pid = s["pid"]
+        limit = np.abs(s["velocity"])
+        wanted = np.clip(pid[:, 0] * error + pid[:, 1] * s["integral"] + pid[:, 2] * derivative, -limit, limit)
+        wanted = np.where(s["mode"] == VELOCITY, s["velocity"], wanted)
+        reference = np.clip(s["reference"] + wanted * dt, angle - LEAD, angle + LEAD)
+        if (s["mode"] == POSITION).any():              # do not overshoot the target
+            ahead = np.sign(s["target"] - s["reference"]) != np.sign(s["target"] - reference)
+            reference = np.where((s["mode"] == POSITION) & ahead, s["target"], reference)
+        reference = np.clip(reference, self._range[:, 0], self._range[:, 1])
+        torque_mode = s["mode"] == TORQUE
+        s["reference"] = np.where(torque_mode, angle, reference)
+        d.ctrl[self._servo] = s["reference"]
+        d.ctrl[self._drive] = np.where(torque_mode, s["torque"], 0.0)
+        mujoco.mj_step(self.model, d, nstep=self.substeps)
+        self.steps += 1
+
+    # ----------------------------------------------------------------------------- sensors
+    def position(self, rid: int, motor: str) -> float:
+        """A joint's angle, rad (its position sensor)."""
+        return float(self.data.qpos[self._qpos[self._row(rid, motor)]])
+
+    def sensor(self, rid: int, name: str) -> np.ndarray:
+        """A MuJoCo sensor of robot ``rid`` by the model's name (accelerometer m/s^2, gyro rad/s,
+        touch N, force N)."""
+        return self.data.sensor(f"r{rid}_{name}").data.copy()
