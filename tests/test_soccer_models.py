@@ -144,7 +144,7 @@ def test_joining_keeps_the_others_state_and_runs_repeat(kid, k1):
             world.step()
         world.remove_robot(b)
         return before, joined, world.data.qpos.copy(), world.position(a, "left_hip_pitch")
-    (qpos, ball), joined, after, hip = run()
+    (qpos, _), joined, after, hip = run()
     kid_part = len(qpos) - 7                                           # the ball's 7 come first
     assert np.array_equal(joined[:7], qpos[:7]) and np.array_equal(joined[7:7 + kid_part], qpos[7:])
     assert hip == pytest.approx(-0.5, abs=0.02)                        # its command survived two rebuilds
