@@ -1,0 +1,211 @@
+"""The humanoid virtual soccer API server: one TCP port per robot (red 10001.., blue 10021.. by
+default), 4-byte big-endian framed protobuf both ways (seed 000 "Protocol"; specs/vhsc.md).
+
+A client connects to its robot's port and gets ``Welcome\\0`` when its address is allowed for the
+robot's team and no other client holds the port, else ``Refused\\0`` and the connection is closed;
+every attempt is logged. Each basic step (8 ms; at least 8 ms of wall time in real time, none in
+fast mode) the server applies every complete ``ActuatorRequests`` that arrived, steps the world and
+sends each connected robot one ``SensorMeasurements``.
+
+Unlike the original, a client that does not read never slows the simulation: a measurement that
+finds more than ``max_unsent`` bytes still waiting for the client is dropped (the newest is kept,
+and the next one sent carries a WARNING saying how many were dropped), and a client that had
+``max_dropped`` messages dropped in a row (10 s by default) is disconnected. The bandwidth quota (350 MB/s per team,
+divided among its players, over the last second) replaces a message over budget by one with only
+the time and the original's ERROR text. Garbage or an oversized frame gets an ERROR message and
+the connection is closed; the robot keeps its state for a reconnection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..wire.framing import FrameDecoder, FrameError, encode
+from . import messages as M
+from .robot import BASIC_STEP_MS, RobotSession
+
+log = logging.getLogger("simleague.vhsc")
+
+WELCOME, REFUSED = b"Welcome\0", b"Refused\0"
+TEAM_QUOTA = 350e6                 # bytes per second per team
+MAX_REQUEST_FRAME = 1 << 20        # bytes of one ActuatorRequests
+MAX_QUEUED = 16                    # requests kept per robot between two steps
+SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per robot connection
+
+
+@dataclass
+class _Robot:
+    """A robot's port: its session, team, the client holding it, what arrived, what was sent."""
+
+    session: RobotSession
+    team: str                       # "red" or "blue"
+    player: int
+    quota: float                    # bytes per second
+    writer: asyncio.StreamWriter | None = None
+    queued: list = field(default_factory=list)
+    dropped: int = 0                # measurements not sent since the last one that was
+    sent: deque = field(default_factory=deque)   # (monotonic time, bytes) over the last second
+    server: asyncio.AbstractServer | None = None
+    port: int = 0
+
+
+class VhscServer:
+    """``VhscServer(world, robots, allowed, host, red_base, blue_base, realtime, max_unsent,
+    max_dropped, team_quota)``; ``team_quota`` in bytes per second (350 MB/s).
+
+    ``robots`` maps (team, player) to a :class:`~simleague.vhsc.robot.RobotSession`; ``allowed``
+    maps a team to the client addresses allowed on its ports; ports ``red_base + player`` and
+    ``blue_base + player`` (0 as a base: ports picked by the system, see :attr:`ports`)."""
+
+    def __init__(self, world, robots: dict[tuple[str, int], RobotSession], allowed: dict[str, set[str]],
+                 host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020, realtime: bool = True,
+                 max_unsent: int = 4 << 20, max_dropped: int = 1250, team_quota: float = TEAM_QUOTA):
+        self.world, self.allowed, self.host = world, allowed, host
+        self.bases = {"red": red_base, "blue": blue_base}
+        self.realtime, self.max_unsent, self.max_dropped = realtime, max_unsent, max_dropped
+        size = {team: sum(1 for t, _ in robots if t == team) for team in ("red", "blue")}
+        self.robots = {key: _Robot(session, key[0], key[1], team_quota / max(size[key[0]], 1))
+                       for key, session in robots.items()}
+        self.step = 0
+        self._stop = asyncio.Event()
+        self._handlers: set[asyncio.Task] = set()
+
+    @property
+    def ports(self) -> dict[tuple[str, int], int]:
+        """The port of each robot, once started."""
+        return {key: robot.port for key, robot in self.robots.items()}
+
+    async def start(self) -> None:
+        """Listen on every robot's port. Raises OSError when one is taken."""
+        for key, robot in self.robots.items():
+            base = self.bases[robot.team]
+            port = base + robot.player if base else 0
+            robot.server = await asyncio.start_server(
+                lambda r, w, robot=robot: self._connect(robot, r, w), self.host, port)
+            robot.port = robot.server.sockets[0].getsockname()[1]
+            log.info("%s %d on %s:%d", robot.team, robot.player, self.host, robot.port)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def close(self) -> None:
+        """Stop listening and close every connection (their reading tasks end with them)."""
+        for robot in self.robots.values():
+            if robot.writer is not None:
+                robot.writer.close()
+            robot.server.close()
+        handlers = [t for t in self._handlers if not t.done()]
+        if handlers:
+            _, late = await asyncio.wait(handlers, timeout=2.0)
+            for task in late:
+                task.cancel()
+        for robot in self.robots.values():
+            await robot.server.wait_closed()
+
+    # ------------------------------------------------------------------------------ clients
+    async def _connect(self, robot: _Robot, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self._handlers.add(task)
+        try:
+            await self._serve(robot, reader, writer)
+        finally:
+            self._handlers.discard(task)
+
+    async def _serve(self, robot: _Robot, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        address = writer.get_extra_info("peername")[0]
+        who = f"{robot.team} {robot.player} from {address}"
+        if address not in self.allowed.get(robot.team, set()):
+            log.warning("connection to %s refused: address not allowed for the %s team", who, robot.team)
+            writer.write(REFUSED)
+            writer.close()
+            return
+        if robot.writer is not None:
+            log.warning("connection to %s refused: the robot has a client already", who)
+            writer.write(REFUSED)
+            writer.close()
+            return
+        log.info("connection to %s accepted", who)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:              # a small kernel buffer: a slow reader shows up soon, and
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)   # never gets stale data
+        writer.write(WELCOME)
+        robot.writer, robot.dropped = writer, 0
+        decoder = FrameDecoder(MAX_REQUEST_FRAME)
+        try:
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                for frame in decoder.feed(data):
+                    try:
+                        requests = M.parse_requests(frame)
+                    except M.RequestError as e:
+                        raise FrameError(str(e)) from None
+                    if len(robot.queued) >= MAX_QUEUED:
+                        robot.queued.pop(0)                       # the newest requests win
+                    robot.queued.append(requests)
+                if decoder.error is not None:
+                    raise decoder.error
+        except FrameError as e:
+            log.warning("%s: %s; disconnected", who, e)
+            message = M.SensorMeasurements(time=self.step * BASIC_STEP_MS, real_time=int(time.time() * 1000))
+            message.messages.add(message_type=M.ERROR_MESSAGE, text=f"{e}; disconnected")
+            writer.write(encode(message.SerializeToString()))
+        except (ConnectionError, OSError) as e:
+            log.info("%s: %s", who, e)
+        finally:
+            if robot.writer is writer:
+                robot.writer = None
+                log.info("%s left", who)
+            writer.close()
+
+    # ------------------------------------------------------------------------------ steps
+    async def run(self, steps: int | None = None) -> None:
+        """Run basic steps until stopped (or ``steps`` of them)."""
+        while not self._stop.is_set() and (steps is None or self.step < steps):
+            started = time.monotonic()
+            for robot in self.robots.values():
+                for requests in robot.queued:
+                    robot.session.apply(requests, self.step)
+                robot.queued.clear()
+            self.world.step()
+            now_ms = int(time.time() * 1000)
+            for robot in self.robots.values():
+                if robot.writer is not None:
+                    self._send(robot, robot.session.measurements(self.step, now_ms))
+            self.step += 1
+            if self.realtime:
+                await asyncio.sleep(max(0.0, BASIC_STEP_MS / 1000 - (time.monotonic() - started)))
+            else:
+                await asyncio.sleep(0)
+
+    def _send(self, robot: _Robot, message) -> None:
+        waiting = robot.writer.transport.get_write_buffer_size()
+        if waiting > self.max_unsent:
+            robot.dropped += 1
+            if robot.dropped > self.max_dropped:
+                log.warning("%s %d does not read (%d messages dropped in a row); disconnected",
+                            robot.team, robot.player, robot.dropped - 1)
+                robot.writer.close()
+                robot.writer = None
+            return
+        if robot.dropped:
+            message.messages.add(message_type=M.WARNING_MESSAGE,
+                                 text=f"{robot.dropped} messages dropped: the client does not read them in time")
+            robot.dropped = 0
+        payload = message.SerializeToString()
+        now = time.monotonic()
+        while robot.sent and now - robot.sent[0][0] > 1.0:
+            robot.sent.popleft()
+        used = sum(n for _, n in robot.sent)
+        if used + len(payload) > robot.quota:
+            over = M.SensorMeasurements(time=message.time, real_time=message.real_time)
+            over.messages.add(message_type=M.ERROR_MESSAGE, text=f"{robot.quota / 1e6:f} MB/s quota exceeded.")
+            payload = over.SerializeToString()
+        robot.sent.append((now, len(payload)))
+        robot.writer.write(encode(payload))

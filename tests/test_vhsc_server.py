@@ -1,0 +1,206 @@
+"""The humanoid virtual soccer API server over real TCP on 127.0.0.1 (issue 6, parts 3 and 7):
+Welcome/Refused, time steps and the original's warning texts, unknown devices, reconnecting,
+a client that never reads, garbage and a 4 GB length prefix."""
+
+import asyncio
+import contextlib
+import logging
+import socket
+import struct
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from simleague.soccer.humanoids import HumanoidWorld
+from simleague.soccer.models import RobotModel
+from simleague.vhsc import messages as M
+from simleague.vhsc.client import RobotClient
+from simleague.vhsc.robot import RobotSession
+from simleague.vhsc.server import VhscServer
+
+KID = RobotModel.load(Path(__file__).resolve().parents[1] / "src" / "simleague" / "soccer" / "robots" / "kid.xml")
+
+
+@contextlib.contextmanager
+def running(allowed_blue=("127.0.0.1",), **options):
+    """A server with red 1, red 2 and blue 1 (kid robots) in a thread; yields it while it runs."""
+    world = HumanoidWorld()
+    sessions = {}
+    for key, x in ((("red", 1), -1.0), (("red", 2), -2.0), (("blue", 1), 1.0)):
+        rid = world.add_robot(KID, x, 0.0, 0.0)
+        sessions[key] = RobotSession(world, rid, KID)
+    options.setdefault("realtime", False)
+    server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": set(allowed_blue)}, "127.0.0.1", 0, 0,
+                        **options)
+    loop = asyncio.new_event_loop()
+    started, failure = threading.Event(), []
+
+    def main():
+        async def go():
+            await server.start()
+            started.set()
+            try:
+                await server.run()
+            finally:
+                await server.close()
+        try:
+            loop.run_until_complete(go())
+        except BaseException as e:
+            failure.append(e)
+            started.set()
+
+    thread = threading.Thread(target=main, daemon=True)
+    thread.start()
+    assert started.wait(10)
+    try:
+        yield server
+    finally:
+        loop.call_soon_threadsafe(server.stop)
+        thread.join(10)
+        assert not thread.is_alive() and not failure, failure
+
+
+def address(server, key):
+    return f"127.0.0.1:{server.ports[key]}"
+
+
+def test_welcome_refused_and_one_client_per_port(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.vhsc")
+    with running(allowed_blue=("127.0.0.2",)) as server:
+        with RobotClient(address(server, ("red", 1))) as robot:
+            assert robot.receive().time >= 0
+            with pytest.raises(ConnectionRefusedError, match=r"Refused\\x00"):
+                RobotClient(address(server, ("red", 1)))             # taken
+        with pytest.raises(ConnectionRefusedError):
+            RobotClient(address(server, ("blue", 1)))                # not allowed for blue
+    assert "refused: the robot has a client already" in caplog.text
+    assert "refused: address not allowed for the blue team" in caplog.text
+    assert caplog.text.count("accepted") == 1
+
+
+def test_time_steps_warnings_and_measurements():
+    with running() as server, RobotClient(address(server, ("red", 2))) as robot:
+        first = robot.receive()
+        assert not first.gyros and not first.position_sensors              # all sensors start off
+        robot.send(RobotClient.requests(
+            time_steps={"gyro": 8, "left_knee_sensor": 24, "left_foot_force": 16, "chest_bumper": 8,
+                        "left_foot_force3d": 8, "camera": 8, "accelerometer": 12, "nose": 8},
+            positions={"head_yaw": 0.5, "tail": 1.0}))
+        texts, seen = [], []
+        for _ in range(12):
+            m = robot.receive()
+            texts += [(x.message_type, x.text) for x in m.messages]
+            seen.append((m.time, [g.name for g in m.gyros], [p.name for p in m.position_sensors],
+                         [f.name for f in m.forces]))
+        warning = M.WARNING_MESSAGE
+        assert texts == [(warning, 'Motor "tail" not found, position command ignored.'),
+                         (warning, 'Time step for "camera" should be greater or equal to 16, ignoring 8 value.'),
+                         (warning, 'Time step for "accelerometer" should be a multiple of 8, ignoring 12 value.'),
+                         (warning, 'Device "nose" not found, time step command, ignored.')]
+        times = [t for t, *_ in seen]
+        assert all(b - a == 8 for a, b in zip(times, times[1:]))            # one message per 8 ms step
+        gyro_from = next(i for i, s in enumerate(seen) if s[1])
+        assert all(s[1] == ["gyro"] for s in seen[gyro_from:])              # every step
+        knees = [i for i, s in enumerate(seen) if s[2]]
+        assert knees[0] == gyro_from and all(b - a == 3 for a, b in zip(knees, knees[1:]))   # every 24 ms
+        forces = [i for i, s in enumerate(seen) if s[3]]
+        assert forces[0] == gyro_from and all(b - a == 2 for a, b in zip(forces, forces[1:]))
+        robot.send(RobotClient.requests(time_steps={"gyro": 0}))
+        for _ in range(1000):                       # the client reads behind the fast server
+            last = robot.receive()
+            if not last.gyros:
+                break
+        assert not last.gyros and last.real_time > 1_600_000_000_000
+        assert not any(m.gyros for m in (robot.receive() for _ in range(5)))
+
+
+def test_reconnecting_keeps_time_and_sensors():
+    with running() as server:
+        with RobotClient(address(server, ("blue", 1))) as robot:
+            robot.send(RobotClient.requests(time_steps={"head_yaw_sensor": 8}, positions={"head_yaw": 0.8}))
+            for _ in range(60):
+                before = robot.receive()
+        with RobotClient(address(server, ("blue", 1))) as robot:
+            again = robot.receive()
+        assert again.time > before.time                                   # the clock did not restart
+        assert again.position_sensors[0].name == "head_yaw_sensor"        # still enabled
+        assert again.position_sensors[0].value == pytest.approx(0.8, abs=0.05)
+
+
+def test_a_client_that_never_reads_does_not_slow_the_others(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.vhsc")
+    with running(max_unsent=16 * 1024, max_dropped=50) as server:
+        lazy = socket.socket()
+        lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        lazy.connect(("127.0.0.1", server.ports[("red", 2)]))
+        payload = RobotClient.requests(time_steps={f"{s.name}": 8 for s in KID.sensors
+                                                   if s.kind != "camera"}).SerializeToString()
+        lazy.sendall(struct.pack(">I", len(payload)) + payload)            # large messages, never read
+        with RobotClient(address(server, ("red", 1))) as robot:
+            start = robot.receive().time
+            began = time.monotonic()
+            count = 0
+            while "red 2 does not read" not in caplog.text:
+                last = robot.receive().time
+                count += 1
+                assert time.monotonic() - began < 30, "the lazy client was never cut off"
+            assert last - start == count * 8                      # every 8 ms step, none skipped
+        lazy.close()
+
+
+def test_garbage_and_a_4_gb_length_prefix_close_only_that_connection(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.vhsc")
+    with running() as server:
+        for bad in (struct.pack(">I", 5) + b"\xff\xff\xff\xff\xff", struct.pack(">I", 0xFFFFFFFF) + b"x"):
+            with socket.create_connection(("127.0.0.1", server.ports[("red", 1)])) as sock:
+                sock.settimeout(10)
+                assert sock.recv(8) == b"Welcome\0"
+                sock.sendall(bad)
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+                messages = []
+                while data:
+                    (n,) = struct.unpack(">I", data[:4])
+                    messages.append(M.SensorMeasurements.FromString(data[4:4 + n]))
+                    data = data[4 + n:]
+                errors = [x.text for m in messages for x in m.messages if x.message_type == M.ERROR_MESSAGE]
+                assert errors and errors[-1].endswith("; disconnected")
+        with RobotClient(address(server, ("red", 1))) as robot:           # the port works again
+            assert robot.receive().time > 0
+    assert "not an ActuatorRequests message" in caplog.text
+    assert "a frame of 4294967295 bytes announced" in caplog.text
+
+
+def test_a_slow_reader_is_told_how_many_messages_were_dropped():
+    with running(max_unsent=8 * 1024, max_dropped=10**6) as server:
+        with RobotClient(address(server, ("red", 1))) as robot:
+            robot.send(RobotClient.requests(time_steps={s.name: 8 for s in KID.sensors if s.kind != "camera"}))
+            time.sleep(1.0)                                      # reads nothing for a second
+            texts, times = [], []
+            for _ in range(20000):
+                m = robot.receive()
+                times.append(m.time)
+                texts += [x.text for x in m.messages if "dropped" in x.text]
+                if texts:
+                    break
+        assert texts and texts[0].endswith("messages dropped: the client does not read them in time")
+        dropped = int(texts[0].split()[0])
+        assert times[-1] - times[-2] == 8 * (dropped + 1)         # the newest was kept
+
+
+def test_a_robot_over_its_share_of_the_team_quota_gets_the_originals_error():
+    with running(team_quota=100_000) as server:                      # 2 red robots: 50 kB/s each
+        with RobotClient(address(server, ("red", 1))) as robot:
+            robot.send(RobotClient.requests(time_steps={s.name: 8 for s in KID.sensors if s.kind != "camera"}))
+            errors, full = [], 0
+            for _ in range(400):
+                m = robot.receive()
+                full += bool(m.position_sensors)
+                errors += [x.text for x in m.messages if x.message_type == M.ERROR_MESSAGE]
+                if errors:
+                    break
+    assert errors == ["0.050000 MB/s quota exceeded."]
+    assert full > 0 and not m.position_sensors and m.time > 0             # only time and the error
