@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simleague.soccer.humanoids import HumanoidWorld
@@ -204,3 +205,35 @@ def test_a_robot_over_its_share_of_the_team_quota_gets_the_originals_error():
                     break
     assert errors == ["0.050000 MB/s quota exceeded."]
     assert full > 0 and not m.position_sensors and m.time > 0             # only time and the error
+
+
+def test_camera_images_and_the_rendering_quota():
+    with running() as server, RobotClient(address(server, ("red", 1))) as robot:
+        robot.send(RobotClient.requests(time_steps={"camera": 32}))
+        images = []
+        for _ in range(3000):
+            m = robot.receive()
+            images += list(m.cameras)
+            if len(images) == 2:
+                break
+        first, second = images
+        assert (first.name, first.width, first.height, first.quality) == ("camera", 320, 240, -1)
+        assert len(first.image) == 320 * 240 * 3
+        pixels = np.frombuffer(first.image, np.uint8).reshape(240, 320, 3)
+        green = pixels[200:, :, 1].mean() > pixels[200:, :, 2].mean() + 20     # BGR: the grass below
+        assert green and pixels[:40].mean() < 60                                 # dark sky above
+    world_limit = 320 * 240 * 3 * 1000 / 16 / 1e6                              # 14.7 MB/s at 16 ms
+    with running() as server:
+        for session in server.robots[("red", 1)].session.team:
+            session.render_limit = 20e6
+        with RobotClient(address(server, ("red", 1))) as robot:
+            robot.send(RobotClient.requests(time_steps={"camera": 16}))
+            with RobotClient(address(server, ("red", 2))) as mate:
+                mate.send(RobotClient.requests(time_steps={"camera": 16}))
+                texts = []
+                for _ in range(200):
+                    texts += [x.text for x in mate.receive().messages]
+                    if texts:
+                        break
+    assert world_limit < 20 < 2 * world_limit
+    assert texts == ["requested rendering bandwidth is above the limit (29MB/s > 20MB/s)"]

@@ -1,3 +1,12 @@
-"""The soccer world: field, goals, ball, robots and the referee's rules (seed 002, and 000/001 for
-the humanoid API). So far only the rules (:mod:`simleague.soccer.rules`) exist; the MuJoCo world
-that feeds them is still to be built."""
+"""The soccer world on MuJoCo (seed 002 for SimSpark's Nao robots, seeds 000/001 for the humanoid
+API's robots from model files): field, goals, ball, robots, devices, cameras and the referee's
+rules. :mod:`~simleague.soccer.world` holds the SimSpark world, :mod:`~simleague.soccer.humanoids`
+the one with robots from model files (:mod:`~simleague.soccer.models`)."""
+
+import os
+from pathlib import Path
+
+# MuJoCo picks its OpenGL platform when it is imported: EGL where a GPU's render node exists,
+# else OSMesa (software; Debian's libosmesa6), unless the user chose one (issue 6, cameras).
+if not os.environ.get("MUJOCO_GL"):
+    os.environ["MUJOCO_GL"] = "egl" if Path("/dev/dri/renderD128").exists() else "osmesa"

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from .field import lines
 from .nao import MAX_MOTOR_TORQUE, Part, nao_parts, standing_height
 from .rules import SoccerRules
 
@@ -116,9 +117,9 @@ def robot_mjcf(parts: tuple[Part, ...], prefix: str, position, yaw: float) -> st
 
 
 def field_mjcf(r: SoccerRules) -> str:
-    """The MJCF of the field's ground, goals (posts, bar and back wall, goal.rsg), the walls far
-    outside it that keep the ball in, and the ball (a free body named ``ball``), for a
-    ``<worldbody>``; sizes from the rules (m, kg)."""
+    """The MJCF of the field's ground and painted lines, goals (posts, bar and back wall,
+    goal.rsg), the walls far outside it that keep the ball in, the ball (a free body named
+    ``ball``) and a light, for a ``<worldbody>``; sizes from the rules (m, kg)."""
     hl, hw = r.field_length / 2, r.field_width / 2
     gd, gw, gh = r.goal_depth, r.goal_width, r.goal_height
     goals = []
@@ -138,9 +139,18 @@ def field_mjcf(r: SoccerRules) -> str:
                                (wall_x, 0.5, 0, wall_y), (wall_x, 0.5, 0, -wall_y)))
     ball = (f'<body name="ball" pos="0 0 {r.ball_radius:.9g}"><freejoint name="ball"/>'
             f'<geom name="ball" type="sphere" size="{r.ball_radius:.9g}" mass="{r.ball_mass:.9g}" '
-            'condim="6" friction="1 0.005 0.004"/></body>')
-    ground = '<geom name="ground" type="plane" size="0 0 1"/>'
-    return ground + walls + "".join(goals) + ball
+            'condim="6" friction="1 0.005 0.004" rgba="1 1 1 1"/></body>')
+    ground = '<geom name="ground" type="plane" size="0 0 1" rgba="0.18 0.5 0.18 1"/>'
+    # the field lines, 5 cm wide, to be seen by cameras only (no collision)
+    painted = []
+    for (x0, y0, _), (x1, y1, _) in lines(r):
+        length = math.hypot(x1 - x0, y1 - y0)
+        angle = math.atan2(y1 - y0, x1 - x0)
+        painted.append(f'<geom type="box" contype="0" conaffinity="0" size="{length / 2 + 0.025:.9g} 0.025 0.0005" '
+                       f'pos="{(x0 + x1) / 2:.9g} {(y0 + y1) / 2:.9g} 0.0005" '
+                       f'quat="{math.cos(angle / 2):.9g} 0 0 {math.sin(angle / 2):.9g}" rgba="1 1 1 1"/>')
+    light = '<light directional="true" pos="0 0 20" dir="0.2 0.1 -1" diffuse="0.7 0.7 0.7"/>'
+    return light + ground + "".join(painted) + walls + "".join(goals) + ball
 
 
 class SoccerWorld:

@@ -21,6 +21,7 @@ from . import messages as M
 
 BASIC_STEP_MS = 8
 CAMERA_MIN_STEP_MS = 16
+RENDER_LIMIT = 350e6                         # bytes per second of images per team
 
 
 @dataclass
@@ -42,6 +43,8 @@ class RobotSession:
     errors: list[str] = field(default_factory=list)
     motors_on: bool = True                   # False while penalized: motors stop
     sensors_on: bool = True                  # False after a red card: no sensor reports
+    team: list[RobotSession] = field(default_factory=list)    # the robots sharing the team's quotas
+    render_limit: float = RENDER_LIMIT       # bytes/s of camera images the team may ask for
 
     def apply(self, requests, step: int) -> None:
         """Apply one ``ActuatorRequests`` in the order the original does: motor positions,
@@ -83,7 +86,24 @@ class RobotSession:
         if ms % BASIC_STEP_MS:
             self.warnings.append(f'Time step for "{name}" should be a multiple of {BASIC_STEP_MS}, ignoring {ms} value.')
             return
+        if sensor.kind == "camera":
+            others = sum(r.camera_bandwidth(but=(self, name)) for r in (self.team or [self]))
+            wanted = others + sensor.width * sensor.height * 3 * 1000 / ms
+            if wanted > self.render_limit:
+                self.warnings.append(f"requested rendering bandwidth is above the limit "
+                                     f"({wanted / 1e6:.0f}MB/s > {self.render_limit / 1e6:.0f}MB/s)")
+                return
         self.enabled[name] = _Enabled(ms // BASIC_STEP_MS, step)
+
+    def camera_bandwidth(self, but: tuple | None = None) -> float:
+        """Bytes per second of images this robot's enabled cameras ask for (leaving out camera
+        ``but`` = (session, name))."""
+        total = 0.0
+        for s in self.model.sensors:
+            e = self.enabled.get(s.name)
+            if s.kind == "camera" and e is not None and but != (self, s.name):
+                total += s.width * s.height * 3 * 1000 / (e.period * BASIC_STEP_MS)
+        return total
 
     def due(self, step: int) -> list[Sensor]:
         """The sensors that report after ``step`` (in the model's order)."""

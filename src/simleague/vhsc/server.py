@@ -25,6 +25,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from ..soccer.cameras import CameraError, Cameras
 from ..wire.framing import FrameDecoder, FrameError, encode
 from . import messages as M
 from .robot import BASIC_STEP_MS, RobotSession
@@ -71,6 +72,11 @@ class VhscServer:
         size = {team: sum(1 for t, _ in robots if t == team) for team in ("red", "blue")}
         self.robots = {key: _Robot(session, key[0], key[1], team_quota / max(size[key[0]], 1))
                        for key, session in robots.items()}
+        for team in ("red", "blue"):
+            mates = [session for (t, _), session in robots.items() if t == team]
+            for session in mates:
+                session.team = mates
+        self.cameras = Cameras(world)
         self.step = 0
         self._stop = asyncio.Event()
         self._handlers: set[asyncio.Task] = set()
@@ -95,6 +101,7 @@ class VhscServer:
 
     async def close(self) -> None:
         """Stop listening and close every connection (their reading tasks end with them)."""
+        self.cameras.close()
         for robot in self.robots.values():
             if robot.writer is not None:
                 robot.writer.close()
@@ -177,12 +184,24 @@ class VhscServer:
             now_ms = int(time.time() * 1000)
             for robot in self.robots.values():
                 if robot.writer is not None:
-                    self._send(robot, robot.session.measurements(self.step, now_ms))
+                    self._send(robot, robot.session.measurements(self.step, now_ms, self._images(robot)))
             self.step += 1
             if self.realtime:
                 await asyncio.sleep(max(0.0, BASIC_STEP_MS / 1000 - (time.monotonic() - started)))
             else:
                 await asyncio.sleep(0)
+
+    def _images(self, robot: _Robot) -> dict[str, bytes]:
+        """The images of the robot's cameras that report after this step."""
+        images = {}
+        for sensor in robot.session.due(self.step):
+            if sensor.kind == "camera":
+                try:
+                    images[sensor.name] = self.cameras.image(robot.session.rid, sensor.source, sensor.width,
+                                                             sensor.height)
+                except CameraError as e:
+                    robot.session.errors.append(str(e))
+        return images
 
     def _send(self, robot: _Robot, message) -> None:
         waiting = robot.writer.transport.get_write_buffer_size()
