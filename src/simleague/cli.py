@@ -580,5 +580,101 @@ def simspark_agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Opti
     raise typer.Exit(main(argv))
 
 
+vhsc = typer.Typer(help="Humanoid virtual soccer API: team configs, a TCP port per robot, protobuf (seeds 000/001).",
+                   no_args_is_help=True)
+app.add_typer(vhsc, name="vhsc")
+
+
+def _teams(red: Path, blue: Path, league: str):
+    from .vhsc.config import ConfigError, load_team
+
+    teams = []
+    for path in (red, blue):
+        try:
+            team, warnings = load_team(path, league)
+        except ConfigError as exc:
+            _fail(str(exc))
+        for warning in warnings:
+            err.print(f"[yellow]warning:[/yellow] {path}: {warning}", highlight=False)
+        teams.append(team)
+    return teams
+
+
+RedOpt = typer.Option(..., "--red", help="The red team's configuration (JSON).")
+BlueOpt = typer.Option(..., "--blue", help="The blue team's configuration (JSON).")
+ModelsOpt = typer.Option(None, "--models", help="A folder of robot models (<name>.xml or <name>/robot.xml).")
+LeagueOpt = typer.Option("kid", help="kid (4 players a team) or adult (2).")
+
+
+@vhsc.command("serve")
+def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = ModelsOpt, league: str = LeagueOpt,
+               host: str = typer.Option("127.0.0.1", help="Address to bind."),
+               red_base: int = typer.Option(10000, help="Red robot N listens on this + N."),
+               blue_base: int = typer.Option(10020, help="Blue robot N listens on this + N."),
+               allow: list[str] = typer.Option(["127.0.0.1"], help="Client address allowed (repeat; both teams)."),
+               realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least.")):
+    """Run the simulator alone, for teams that start their own robot software."""
+    from .soccer.models import ModelError
+    from .vhsc.server import VhscServer
+    from .vhsc.setup import build
+
+    red_team, blue_team = _teams(red, blue, league)
+    try:
+        match = build(red_team, blue_team, list(models or []))
+    except ModelError as exc:
+        _fail(str(exc))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    server = VhscServer(match.world, match.sessions, {"red": set(allow), "blue": set(allow)}, host,
+                        red_base, blue_base, realtime)
+
+    async def main():
+        await server.start()
+        err.print(f"humanoid soccer simulator: red on ports {red_base}+N, blue on {blue_base}+N "
+                  f"({'real time' if realtime else 'fast'})")
+        try:
+            await server.run()
+        finally:
+            await server.close()
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        _fail(f"cannot serve on {host}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+
+
+@vhsc.command("match")
+def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = ModelsOpt, league: str = LeagueOpt,
+               launcher: str = typer.Option("local", help="local (processes) or docker (containers)."),
+               image: Optional[str] = typer.Option(None, help="Docker image name (the tag is each player's dockerTag)."),
+               realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least."),
+               seconds: float = typer.Option(60.0, help="Seconds of simulated time to play."),
+               wait: float = typer.Option(30.0, help="Seconds to wait for every player to connect."),
+               red_base: int = typer.Option(10000), blue_base: int = typer.Option(10020)):
+    """Start the simulator and every player's software, play, and report."""
+    from .soccer.models import ModelError
+    from .vhsc.launch import LaunchError
+    from .vhsc.match import play
+
+    red_team, blue_team = _teams(red, blue, league)
+    try:
+        report = asyncio.run(play(red_team, blue_team, launcher, image, list(models or []), realtime, seconds,
+                                  red_base=red_base, blue_base=blue_base, wait=wait))
+    except (ModelError, LaunchError) as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot serve: {exc.strerror or exc}")
+    print(report.line())
+
+
+@vhsc.command("player")
+def vhsc_player(address: Optional[str] = typer.Option(None, help="host:port (default: ROBOCUP_SIMULATOR_ADDR).")):
+    """Run the sample player (for simleague's kid-size model)."""
+    from .vhsc.player import main
+
+    raise typer.Exit(main(["--address", address] if address else []))
+
+
 if __name__ == "__main__":
     app()

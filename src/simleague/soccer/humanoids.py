@@ -171,13 +171,21 @@ class HumanoidWorld:
         """Put a robot of ``model`` at (x, y) m standing on the ground (its lowest point 5 mm
         above it, joints as the model has them), facing ``yaw`` radians (0: +x). Returns its
         number."""
-        root = model.spec().worldbody.first_body()
-        joint = next(j.name for j in root.joints if j.type == mujoco.mjtJoint.mjJNT_FREE)
-        rid = self._next
-        self._next += 1
-        self._robots[rid] = _Robot(rid, model, (x, y, model.standing_height + 0.005), yaw, root.name, joint)
+        return self.add_robots([(model, x, y, yaw)])[0]
+
+    def add_robots(self, robots: list[tuple[RobotModel, float, float, float]]) -> list[int]:
+        """:meth:`add_robot` for several (model, x, y, yaw) at once: the world is compiled once
+        (a model with meshes takes a few tenths of a second to compile)."""
+        numbers = []
+        for model, x, y, yaw in robots:
+            root = model.spec().worldbody.first_body()
+            joint = next(j.name for j in root.joints if j.type == mujoco.mjtJoint.mjJNT_FREE)
+            rid = self._next
+            self._next += 1
+            self._robots[rid] = _Robot(rid, model, (x, y, model.standing_height + 0.005), yaw, root.name, joint)
+            numbers.append(rid)
         self._build()
-        return rid
+        return numbers
 
     def remove_robot(self, rid: int) -> None:
         """Take robot ``rid`` away; KeyError if it is not here."""

@@ -53,6 +53,7 @@ class _Robot:
     sent: deque = field(default_factory=deque)   # (monotonic time, bytes) over the last second
     server: asyncio.AbstractServer | None = None
     port: int = 0
+    connections: int = 0            # clients accepted so far
 
 
 class VhscServer:
@@ -142,6 +143,7 @@ class VhscServer:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)   # never gets stale data
         writer.write(WELCOME)
         robot.writer, robot.dropped = writer, 0
+        robot.connections += 1
         decoder = FrameDecoder(MAX_REQUEST_FRAME)
         try:
             while True:

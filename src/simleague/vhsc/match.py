@@ -1,0 +1,93 @@
+"""A match of the humanoid virtual soccer API: the simulator and every player's software (local
+processes or docker containers, :mod:`simleague.vhsc.launch`), for a given stretch of simulated
+time; then a report of who connected and how fast the simulation ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import TeamConfig
+from .launch import LaunchError, container_name, environment, start
+from .server import VhscServer
+from .setup import build
+
+log = logging.getLogger("simleague.vhsc")
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """How the match went: robots whose software connected (at least once), steps of 8 ms
+    simulated, wall time."""
+
+    connected: dict[str, int]
+    players: dict[str, int]
+    steps: int
+    seconds: float
+
+    def line(self) -> str:
+        factor = self.steps * 0.008 / self.seconds if self.seconds else 0.0
+        return (f"red {self.connected['red']}/{self.players['red']} connected, blue "
+                f"{self.connected['blue']}/{self.players['blue']}; {self.steps * 0.008:.1f} s simulated in "
+                f"{self.seconds:.1f} s (real-time factor {factor:.2f})")
+
+
+async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image: str | None = None,
+               models: list[Path] | None = None, realtime: bool = True, seconds: float = 60.0,
+               host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020,
+               wait: float = 30.0) -> MatchReport:
+    """Play ``seconds`` of simulated time, once every player's software connected (or its
+    process ended, or ``wait`` s passed). Raises :class:`~simleague.vhsc.launch.LaunchError`,
+    :class:`~simleague.soccer.models.ModelError`, OSError (a port taken)."""
+    match = build(red, blue, models)
+    allowed = {"red": {host}, "blue": {host}}
+    server = VhscServer(match.world, match.sessions, allowed, host, red_base, blue_base, realtime)
+    await server.start()
+    processes, containers = [], []
+    try:
+        for (colour, number), port in server.ports.items():
+            player = match.teams[colour].players[number]
+            env = environment(host, port, number, colour)
+            processes.append(await start(launcher, player, env, image))
+            if launcher == "docker":
+                containers.append(container_name(env))
+        deadline = time.monotonic() + wait
+        keys = list(server.ports)
+        while time.monotonic() < deadline:
+            missing = [p for key, p in zip(keys, processes) if server.robots[key].writer is None]
+            if all(p.returncode is not None for p in missing):
+                break
+            await asyncio.sleep(0.05)
+        log.info("kick-off: %d of %d players connected", sum(r.writer is not None for r in server.robots.values()),
+                 len(keys))
+        run = asyncio.create_task(server.run(steps=round(seconds / 0.008)))
+        began = time.monotonic()
+        await run
+        elapsed = time.monotonic() - began
+    finally:
+        server.stop()
+        for p in processes:
+            if p.returncode is None:
+                p.terminate()
+        for p in processes:
+            try:
+                await asyncio.wait_for(p.wait(), 10)
+            except TimeoutError:
+                p.kill()
+                await p.wait()
+        if containers:                                 # a container outlives a killed docker client
+            remove = await asyncio.create_subprocess_exec("docker", "rm", "-f", *containers,
+                                                          stdout=asyncio.subprocess.DEVNULL,
+                                                          stderr=asyncio.subprocess.DEVNULL)
+            await remove.wait()
+        await server.close()
+    connected = {c: sum(r.connections > 0 for (t, _), r in server.robots.items() if t == c) for c in ("red", "blue")}
+    players = {c: len(match.teams[c].players) for c in ("red", "blue")}
+    return MatchReport(connected, players, server.step, elapsed)
+
+
+__all__ = ["LaunchError", "MatchReport", "play"]

@@ -1,0 +1,113 @@
+"""Matches of the humanoid virtual soccer API with real processes (issue 6, part 5): the sample
+players as local processes, the environment they are given, and a docker-launched player."""
+
+import io
+import json
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+
+def free_base() -> int:
+    """A base port whose next four ports are free."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            base = s.getsockname()[1] - 1
+        if base + 5 < 65535 and all(_free(base + n) for n in range(1, 5)):
+            return base
+    raise RuntimeError("no free ports")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def team(tmp_path, name, players, **extra):
+    pose = {"translation": [-1.0, 0.0, 0.4], "rotation": [0, 0, 1, 0]}
+    data = {"name": name, "players": {str(n): {"proto": "kid", "halfTimeStartingPose": {
+        "translation": [-1.0 * n, 1.0 - n, 0.4], "rotation": [0, 0, 1, 0]}, "reentryStartingPose": pose,
+        "shootoutStartingPose": pose, **extra} for n in range(1, players + 1)}}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def match(*args):
+    return subprocess.run([sys.executable, "-m", "simleague", "vhsc", "match", *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_match_of_sample_players_in_local_processes(tmp_path):
+    out = tmp_path / "env.txt"
+    red = team(tmp_path, "Reds", 2, dockerCmd=f"sh -c 'echo $ROBOCUP_TEAM_COLOR $ROBOCUP_ROBOT_ID "
+                                              f"$ROBOCUP_SIMULATOR_ADDR >> {out}; exec {sys.executable} -m "
+                                              f"simleague.vhsc.player'")
+    blue = team(tmp_path, "Blues", 1)
+    red_base, blue_base = free_base(), free_base()
+    done = match("--red", red, "--blue", blue, "--fast", "--seconds", 4, "--red-base", red_base,
+                 "--blue-base", blue_base)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"red 2/2 connected, blue 1/1; 4\.0 s simulated in [\d.]+ s \(real-time factor [\d.]+\)\n",
+                        done.stdout), done.stdout
+    assert sorted(out.read_text().split("\n")[:2]) == [f"red 1 127.0.0.1:{red_base + 1}",
+                                                      f"red 2 127.0.0.1:{red_base + 2}"]
+
+
+def test_broken_team_files_and_unknown_models_are_one_line_errors(tmp_path):
+    (tmp_path / "bad.json").write_text("{")
+    good = team(tmp_path, "Good", 1)
+    done = match("--red", tmp_path / "bad.json", "--blue", good)
+    assert done.returncode == 2 and "bad.json: line 1, column 2: not valid JSON" in done.stderr
+    assert "Traceback" not in done.stderr
+    odd = tmp_path / "Odd.json"
+    odd.write_text(good.read_text().replace('"kid"', '"robotZ"'))
+    done = match("--red", good, "--blue", odd, "--fast", "--seconds", 1)
+    assert done.returncode == 2 and "no model 'robotZ'" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def busybox_image():
+    import docker
+
+    try:
+        client = docker.from_env()
+        client.ping()
+    except docker.errors.DockerException as exc:
+        pytest.fail(f"this test needs a running docker engine (apt-get install docker.io; dockerd &): {exc}")
+    busybox = shutil.which("busybox")
+    assert busybox, "this test needs a static busybox (apt-get install busybox-static)"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:              # busybox as sh, nc and sleep
+        tar.add(busybox, arcname="bin/busybox")
+        for name in ("sh", "nc", "sleep", "cat"):
+            link = tarfile.TarInfo(f"bin/{name}")
+            link.type, link.linkname = tarfile.SYMTYPE, "busybox"
+            tar.addfile(link)
+    client.api.import_image_from_data(buf.getvalue(), repository="simleague-test-vhsc", tag="player")
+    return "simleague-test-vhsc"
+
+
+def test_a_docker_launched_player_connects_with_its_environment(tmp_path, busybox_image):
+    # the container's "software": connect to the robot's port and read what the simulator sends
+    red = team(tmp_path, "Docked", 1, dockerTag="player", dockerCmd=(
+        "sh -c 'sleep 600 | nc ${ROBOCUP_SIMULATOR_ADDR%:*} ${ROBOCUP_SIMULATOR_ADDR#*:} > /dev/null'"))
+    blue = team(tmp_path, "Local", 1)
+    done = match("--red", red, "--blue", blue, "--launcher", "docker", "--image", busybox_image, "--fast",
+                 "--seconds", 4, "--red-base", free_base(), "--blue-base", free_base())
+    # with the docker launcher every player is a container: the blue one has no dockerCmd and an
+    # image without Python, so only red connects
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("red 1/1 connected, blue 0/1"), done.stdout
+    left = subprocess.run(["docker", "ps", "-aq", "--filter", "name=simleague-"], capture_output=True, text=True)
+    assert left.stdout.strip() == ""                               # no container left behind
