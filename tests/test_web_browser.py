@@ -38,8 +38,10 @@ class Cli:
     """A ``simleague`` process whose stderr lines are collected by a thread."""
 
     def __init__(self, *args):
+        # SIGINT as at a terminal, even when the tests run in a background job (which ignores it)
         self.proc = subprocess.Popen([sys.executable, "-m", "simleague.cli", *map(str, args)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
