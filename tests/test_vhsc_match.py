@@ -44,8 +44,15 @@ def team(tmp_path, name, players, **extra):
 
 
 def match(*args):
-    return subprocess.run([sys.executable, "-m", "simleague", "vhsc", "match", *map(str, args)],
+    ports = ["--gc-port", free_udp(), "--gc-return-port", free_udp()]
+    return subprocess.run([sys.executable, "-m", "simleague", "vhsc", "match", *map(str, args), *map(str, ports)],
                           capture_output=True, text=True, timeout=300)
+
+
+def free_udp() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def test_a_match_of_sample_players_in_local_processes(tmp_path):
@@ -58,8 +65,8 @@ def test_a_match_of_sample_players_in_local_processes(tmp_path):
     done = match("--red", red, "--blue", blue, "--fast", "--seconds", 4, "--red-base", red_base,
                  "--blue-base", blue_base)
     assert done.returncode == 0, done.stderr
-    assert re.fullmatch(r"red 2/2 connected, blue 1/1; 4\.0 s simulated in [\d.]+ s \(real-time factor [\d.]+\)\n",
-                        done.stdout), done.stdout
+    assert re.fullmatch(r"red 0 : 0 blue \(ready\); red 2/2 connected, blue 1/1; 4\.0 s simulated in [\d.]+ s "
+                        r"\(real-time factor [\d.]+\)\n", done.stdout), done.stdout
     assert sorted(out.read_text().split("\n")[:2]) == [f"red 1 127.0.0.1:{red_base + 1}",
                                                       f"red 2 127.0.0.1:{red_base + 2}"]
 
@@ -108,6 +115,14 @@ def test_a_docker_launched_player_connects_with_its_environment(tmp_path, busybo
     # with the docker launcher every player is a container: the blue one has no dockerCmd and an
     # image without Python, so only red connects
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("red 1/1 connected, blue 0/1"), done.stdout
+    assert "; red 1/1 connected, blue 0/1" in done.stdout, done.stdout
     left = subprocess.run(["docker", "ps", "-aq", "--filter", "name=simleague-"], capture_output=True, text=True)
     assert left.stdout.strip() == ""                               # no container left behind
+
+
+def test_a_match_ends_when_the_referee_ends_the_half(tmp_path):
+    red, blue = team(tmp_path, "Reds", 1), team(tmp_path, "Blues", 1)
+    done = match("--red", red, "--blue", blue, "--fast", "--seconds", 100, "--ready-time", 1, "--half-time", 2,
+                 "--red-base", free_base(), "--blue-base", free_base())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("red 0 : 0 blue (finished); red 1/1 connected, blue 1/1; 8.0 s simulated"), done.stdout

@@ -612,9 +612,13 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
                red_base: int = typer.Option(10000, help="Red robot N listens on this + N."),
                blue_base: int = typer.Option(10020, help="Blue robot N listens on this + N."),
                allow: list[str] = typer.Option(["127.0.0.1"], help="Client address allowed (repeat; both teams)."),
-               realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least.")):
-    """Run the simulator alone, for teams that start their own robot software."""
+               realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least."),
+               gc_port: int = typer.Option(3838, help="UDP port the GameController packets (RGme) go to."),
+               gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to.")):
+    """Run the simulator alone, for teams that start their own robot software; the game starts
+    at once (ready, set, playing)."""
     from .soccer.models import ModelError
+    from .vhsc.referee import HumanoidReferee
     from .vhsc.server import VhscServer
     from .vhsc.setup import build
 
@@ -624,8 +628,11 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     except ModelError as exc:
         _fail(str(exc))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    referee = HumanoidReferee(match.world.rules, match.sessions)
+    referee.start()
     server = VhscServer(match.world, match.sessions, {"red": set(allow), "blue": set(allow)}, host,
-                        red_base, blue_base, realtime)
+                        red_base, blue_base, realtime, referee=referee,
+                        game_controller=("127.0.0.1", gc_port, gc_return_port))
 
     async def main():
         await server.start()
@@ -651,8 +658,12 @@ def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
                realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least."),
                seconds: float = typer.Option(60.0, help="Seconds of simulated time to play."),
                wait: float = typer.Option(30.0, help="Seconds to wait for every player to connect."),
+               ready_time: float = typer.Option(30.0, help="Seconds in the ready state before set."),
+               half_time: float = typer.Option(600.0, help="Seconds of play in the half."),
+               gc_port: int = typer.Option(3838, help="UDP port the GameController packets (RGme) go to."),
+               gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to."),
                red_base: int = typer.Option(10000), blue_base: int = typer.Option(10020)):
-    """Start the simulator and every player's software, play, and report."""
+    """Start the simulator and every player's software, play a half (or --seconds), report."""
     from .soccer.models import ModelError
     from .vhsc.launch import LaunchError
     from .vhsc.match import play
@@ -660,7 +671,9 @@ def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     red_team, blue_team = _teams(red, blue, league)
     try:
         report = asyncio.run(play(red_team, blue_team, launcher, image, list(models or []), realtime, seconds,
-                                  red_base=red_base, blue_base=blue_base, wait=wait))
+                                  red_base=red_base, blue_base=blue_base, wait=wait,
+                                  game_controller=(gc_port, gc_return_port), ready_time=ready_time,
+                                  half_time=half_time))
     except (ModelError, LaunchError) as exc:
         _fail(str(exc))
     except OSError as exc:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import TeamConfig
+from .gamecontroller import GAME_PORT, RETURN_PORT, STATE_FINISHED, STATES
+from .referee import HumanoidReferee
 from .launch import LaunchError, container_name, environment, start
 from .server import VhscServer
 from .setup import build
@@ -28,10 +30,13 @@ class MatchReport:
     players: dict[str, int]
     steps: int
     seconds: float
+    score: dict[str, int]
+    state: str
 
     def line(self) -> str:
         factor = self.steps * 0.008 / self.seconds if self.seconds else 0.0
-        return (f"red {self.connected['red']}/{self.players['red']} connected, blue "
+        return (f"red {self.score['red']} : {self.score['blue']} blue ({self.state}); red "
+                f"{self.connected['red']}/{self.players['red']} connected, blue "
                 f"{self.connected['blue']}/{self.players['blue']}; {self.steps * 0.008:.1f} s simulated in "
                 f"{self.seconds:.1f} s (real-time factor {factor:.2f})")
 
@@ -39,13 +44,18 @@ class MatchReport:
 async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image: str | None = None,
                models: list[Path] | None = None, realtime: bool = True, seconds: float = 60.0,
                host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020,
-               wait: float = 30.0) -> MatchReport:
-    """Play ``seconds`` of simulated time, once every player's software connected (or its
-    process ended, or ``wait`` s passed). Raises :class:`~simleague.vhsc.launch.LaunchError`,
+               wait: float = 30.0, game_controller: tuple[int, int] = (GAME_PORT, RETURN_PORT),
+               ready_time: float = 30.0, half_time: float = 600.0) -> MatchReport:
+    """Play until the referee ends the half (``ready_time`` then 5 s of set, then ``half_time``
+    of play) or ``seconds`` of simulated time passed, once every player's software connected (or
+    its process ended, or ``wait`` s passed); ``RGme`` goes to UDP ``game_controller[0]`` on
+    ``host``, ``RGrt`` is read on ``game_controller[1]``. Raises :class:`~simleague.vhsc.launch.LaunchError`,
     :class:`~simleague.soccer.models.ModelError`, OSError (a port taken)."""
     match = build(red, blue, models)
     allowed = {"red": {host}, "blue": {host}}
-    server = VhscServer(match.world, match.sessions, allowed, host, red_base, blue_base, realtime)
+    referee = HumanoidReferee(match.world.rules, match.sessions, ready_time=ready_time, half_time=half_time)
+    server = VhscServer(match.world, match.sessions, allowed, host, red_base, blue_base, realtime,
+                        referee=referee, game_controller=(host, *game_controller))
     await server.start()
     processes, containers = [], []
     try:
@@ -64,8 +74,13 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
             await asyncio.sleep(0.05)
         log.info("kick-off: %d of %d players connected", sum(r.writer is not None for r in server.robots.values()),
                  len(keys))
+        referee.start()
         run = asyncio.create_task(server.run(steps=round(seconds / 0.008)))
         began = time.monotonic()
+        while not run.done():
+            if referee.state == STATE_FINISHED:
+                server.stop()
+            await asyncio.sleep(0.02)
         await run
         elapsed = time.monotonic() - began
     finally:
@@ -87,7 +102,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
         await server.close()
     connected = {c: sum(r.connections > 0 for (t, _), r in server.robots.items() if t == c) for c in ("red", "blue")}
     players = {c: len(match.teams[c].players) for c in ("red", "blue")}
-    return MatchReport(connected, players, server.step, elapsed)
+    return MatchReport(connected, players, server.step, elapsed, dict(referee.score), STATES[referee.state])
 
 
 __all__ = ["LaunchError", "MatchReport", "play"]

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from ..soccer.cameras import CameraError, Cameras
 from ..wire.framing import FrameDecoder, FrameError, encode
 from . import messages as M
+from .gamecontroller import ReturnData
 from .robot import BASIC_STEP_MS, RobotSession
 
 log = logging.getLogger("simleague.vhsc")
@@ -56,9 +57,27 @@ class _Robot:
     connections: int = 0            # clients accepted so far
 
 
+class _Returns(asyncio.DatagramProtocol):
+    """The robots' ``RGrt`` packets: kept when valid, logged when not."""
+
+    def __init__(self, server: VhscServer):
+        self.server = server
+
+    def datagram_received(self, data: bytes, addr) -> None:
+        try:
+            packet = ReturnData.decode(data[:64])
+        except ValueError as e:
+            log.warning("GameController return from %s:%d ignored: %s", addr[0], addr[1], e)
+            return
+        if len(self.server.returns) < 10_000:
+            self.server.returns.append(packet)
+
+
 class VhscServer:
     """``VhscServer(world, robots, allowed, host, red_base, blue_base, realtime, max_unsent,
-    max_dropped, team_quota)``; ``team_quota`` in bytes per second (350 MB/s).
+    max_dropped, team_quota, referee, game_controller)``; ``team_quota`` in bytes per second
+    (350 MB/s); with a :class:`~simleague.vhsc.referee.HumanoidReferee`, ``game_controller`` =
+    (host, 3838, 3939) sends its ``RGme`` packets there and reads ``RGrt`` packets.
 
     ``robots`` maps (team, player) to a :class:`~simleague.vhsc.robot.RobotSession`; ``allowed``
     maps a team to the client addresses allowed on its ports; ports ``red_base + player`` and
@@ -66,7 +85,8 @@ class VhscServer:
 
     def __init__(self, world, robots: dict[tuple[str, int], RobotSession], allowed: dict[str, set[str]],
                  host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020, realtime: bool = True,
-                 max_unsent: int = 4 << 20, max_dropped: int = 1250, team_quota: float = TEAM_QUOTA):
+                 max_unsent: int = 4 << 20, max_dropped: int = 1250, team_quota: float = TEAM_QUOTA,
+                 referee=None, game_controller: tuple[str, int, int] | None = None):
         self.world, self.allowed, self.host = world, allowed, host
         self.bases = {"red": red_base, "blue": blue_base}
         self.realtime, self.max_unsent, self.max_dropped = realtime, max_unsent, max_dropped
@@ -78,6 +98,11 @@ class VhscServer:
             for session in mates:
                 session.team = mates
         self.cameras = Cameras(world)
+        self.referee = referee
+        self.game_controller = game_controller          # (host, RGme port, RGrt port)
+        self._gc_send = self._gc_receive = None
+        self._gc_packets, self._gc_sent_at = 0, -1.0
+        self.returns: list = []                          # RGrt packets received
         self.step = 0
         self._stop = asyncio.Event()
         self._handlers: set[asyncio.Task] = set()
@@ -88,7 +113,15 @@ class VhscServer:
         return {key: robot.port for key, robot in self.robots.items()}
 
     async def start(self) -> None:
-        """Listen on every robot's port. Raises OSError when one is taken."""
+        """Listen on every robot's port (and, with a referee, send ``RGme`` and read ``RGrt``).
+        Raises OSError when a port is taken."""
+        if self.referee is not None and self.game_controller is not None:
+            loop = asyncio.get_running_loop()
+            host, game_port, return_port = self.game_controller
+            self._gc_send, _ = await loop.create_datagram_endpoint(asyncio.DatagramProtocol,
+                                                                   remote_addr=(host, game_port))
+            self._gc_receive, _ = await loop.create_datagram_endpoint(
+                lambda: _Returns(self), local_addr=(host, return_port))
         for key, robot in self.robots.items():
             base = self.bases[robot.team]
             port = base + robot.player if base else 0
@@ -103,6 +136,9 @@ class VhscServer:
     async def close(self) -> None:
         """Stop listening and close every connection (their reading tasks end with them)."""
         self.cameras.close()
+        for endpoint in (self._gc_send, self._gc_receive):
+            if endpoint is not None:
+                endpoint.close()
         for robot in self.robots.values():
             if robot.writer is not None:
                 robot.writer.close()
@@ -183,6 +219,9 @@ class VhscServer:
                     robot.session.apply(requests, self.step)
                 robot.queued.clear()
             self.world.step()
+            if self.referee is not None:
+                self.referee.step(BASIC_STEP_MS / 1000, tuple(self.world.ball()[0]))
+                self._game_controller()
             now_ms = int(time.time() * 1000)
             for robot in self.robots.values():
                 if robot.writer is not None:
@@ -192,6 +231,15 @@ class VhscServer:
                 await asyncio.sleep(max(0.0, BASIC_STEP_MS / 1000 - (time.monotonic() - started)))
             else:
                 await asyncio.sleep(0)
+
+    def _game_controller(self) -> None:
+        """Send ``RGme`` once a second of simulated time and whenever the game changed."""
+        now = self.step * BASIC_STEP_MS / 1000
+        if self._gc_send is None or not (self.referee.changed or now - self._gc_sent_at >= 1.0):
+            return
+        self._gc_send.sendto(self.referee.game_data(self._gc_packets).encode())
+        self._gc_packets += 1
+        self._gc_sent_at = now
 
     def _images(self, robot: _Robot) -> dict[str, bytes]:
         """The images of the robot's cameras that report after this step."""
