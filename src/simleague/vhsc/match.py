@@ -13,8 +13,8 @@ from pathlib import Path
 
 from .config import TeamConfig
 from .gamecontroller import GAME_PORT, RETURN_PORT, STATE_FINISHED, STATES
-from .referee import HumanoidReferee
 from .launch import LaunchError, container_name, environment, start
+from .referee import HumanoidReferee
 from .server import VhscServer
 from .setup import build
 
