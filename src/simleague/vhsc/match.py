@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import TeamConfig
-from .gamecontroller import GAME_PORT, RETURN_PORT, STATE_FINISHED, STATES
+from .gamecontroller import GAME_PORT, RETURN_PORT, STATES
 from .launch import LaunchError, container_name, environment, start
 from .referee import HumanoidReferee
 from .server import VhscServer
@@ -77,10 +77,6 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
         referee.start()
         run = asyncio.create_task(server.run(steps=round(seconds / 0.008)))
         began = time.monotonic()
-        while not run.done():
-            if referee.state == STATE_FINISHED:
-                server.stop()
-            await asyncio.sleep(0.02)
         await run
         elapsed = time.monotonic() - began
     finally:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..soccer.cameras import CameraError, Cameras
 from ..wire.framing import FrameDecoder, FrameError, encode
 from . import messages as M
-from .gamecontroller import ReturnData
+from .gamecontroller import STATE_FINISHED, ReturnData
 from .robot import BASIC_STEP_MS, RobotSession
 
 log = logging.getLogger("simleague.vhsc")
@@ -211,7 +211,7 @@ class VhscServer:
 
     # ------------------------------------------------------------------------------ steps
     async def run(self, steps: int | None = None) -> None:
-        """Run basic steps until stopped (or ``steps`` of them)."""
+        """Run basic steps until stopped, ``steps`` of them, or the referee finished the game."""
         while not self._stop.is_set() and (steps is None or self.step < steps):
             started = time.monotonic()
             for robot in self.robots.values():
@@ -227,6 +227,8 @@ class VhscServer:
                 if robot.writer is not None:
                     self._send(robot, robot.session.measurements(self.step, now_ms, self._images(robot)))
             self.step += 1
+            if self.referee is not None and self.referee.state == STATE_FINISHED:
+                break                                   # the game is over
             if self.realtime:
                 await asyncio.sleep(max(0.0, BASIC_STEP_MS / 1000 - (time.monotonic() - started)))
             else:
