@@ -64,8 +64,18 @@ def test_states_goals_and_the_end_of_the_half():
 def test_a_penalised_robot_stops_and_a_red_card_silences_its_sensors():
     ref, sessions = referee()
     ref.start()
+    red = sessions[("red", 1)]
+    red.world.set_velocity(red.rid, "head_yaw", 1.0)
+    red.world.set_position(red.rid, "head_yaw", 1.5)               # turning its head when penalised
+    for _ in range(20):
+        red.world.step()
     ref.penalise("red", 1, seconds=2)
-    assert not sessions[("red", 1)].motors_on
+    assert not red.motors_on
+    held = red.world.position(red.rid, "head_yaw")
+    red.apply(RobotClient.requests(positions={"head_yaw": -1.0}), step=0)      # ignored
+    for _ in range(50):
+        red.world.step()
+    assert red.world.position(red.rid, "head_yaw") == pytest.approx(held, abs=0.02)
     packet = ref.game_data(0)
     assert packet.teams[0].players[0].penalty and packet.teams[0].players[0].secs_till_unpenalised == 2
     run(ref, 1.1)

@@ -73,14 +73,22 @@ class HumanoidReferee:
         p = self.players[(colour, player)]
         p.info.penalty, p.penalised_until = PENALTY_CODE, self.clock + seconds
         p.info.secs_till_unpenalised = int(seconds)
-        p.session.motors_on = False
+        self._stop_motors(p.session)
         self.changed = True
+
+    @staticmethod
+    def _stop_motors(session: RobotSession) -> None:
+        """Hold every joint where it is and ignore the robot's motor commands."""
+        for motor in session.model.motors:
+            session.world.set_position(session.rid, motor.name, session.world.position(session.rid, motor.name))
+        session.motors_on = False
 
     def red_card(self, colour: str, player: int) -> None:
         """A red card: the robot's sensors and motors stop for the rest of the game."""
         p = self.players[(colour, player)]
         p.info.red_cards += 1
-        p.session.sensors_on = p.session.motors_on = False
+        self._stop_motors(p.session)
+        p.session.sensors_on = False
         p.penalised_until = float("inf")
         self.changed = True
 
