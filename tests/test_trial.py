@@ -59,6 +59,15 @@ def test_too_many_agents_for_the_grid():
     assert r.returncode == 2 and "do not fit" in r.stderr
 
 
+def _free_udp(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
 def test_trial_waits_for_external_agents(tmp_path):
     """``--agents 0 --wait-for 1``: the trial runs once an agent started by someone else registers."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
@@ -71,6 +80,13 @@ def test_trial_waits_for_external_agents(tmp_path):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     agent = None
     try:
+        # the agent registers with one datagram: start it once the trial listens (a fresh install
+        # compiles the world's kernels first, which took more than the second this test waited)
+        deadline = time.monotonic() + 120
+        while _free_udp(port):
+            assert trial.poll() is None, trial.stderr.read()
+            assert time.monotonic() < deadline, "the trial never bound its port"
+            time.sleep(0.1)
         time.sleep(1.0)
         assert trial.poll() is None                # still waiting, not failed
         agent = subprocess.Popen([sys.executable, "-m", "simleague.ciberrato.agent", "--port", str(port),
