@@ -4,6 +4,7 @@ and canvas coordinates of every robot drawn in the last frame; the pixels are re
 canvas."""
 
 import base64
+import json
 import io
 import math
 import socket
@@ -92,3 +93,28 @@ def test_a_live_server_with_sample_agents_shows_in_the_viewer(cli, page):
         for a in agents:
             a.kill()
             a.wait()
+
+
+def test_a_humanoid_game_shows_in_the_viewer_with_red_and_blue_teams(cli, page, tmp_path):
+    pose = {"translation": [-1.0, 0.0, 0.4], "rotation": [0, 0, 1, 0]}
+    files = []
+    for name, x in (("Reds", -1.5), ("Blues", -2.0)):
+        player = {"proto": "kid", "halfTimeStartingPose": {"translation": [x, 1.0, 0.4], "rotation": [0, 0, 1, 0]},
+                  "reentryStartingPose": pose, "shootoutStartingPose": pose}
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"name": name, "players": {"1": player}}))
+        files.append(path)
+    server = cli("vhsc", "serve", "--red", files[0], "--blue", files[1], "--red-base", free_port() - 1,
+                 "--blue-base", free_port() - 1, "--gc-port", free_port(), "--gc-return-port", free_port(), "--web", 0)
+    page.goto(server.url())
+    page.wait_for_function("window.simleague.drawn.length === 2", timeout=60_000)
+    robots = {r["side"]: r for r in page.evaluate("window.simleague.drawn")}
+    assert robots["left"]["x"] == pytest.approx(-1.5, abs=0.05)          # red as configured
+    assert robots["right"]["x"] == pytest.approx(2.0, abs=0.05)          # blue mirrored
+    pixels = canvas_pixels(page)
+    for side, colour in (("left", "#d62728"), ("right", "#1f5fd1")):
+        r = robots[side]
+        p = pixels[int(round(r["py"] - 0.75 * r["radius"])), int(round(r["px"]))]
+        assert max(abs(c - w) for c, w in zip(p, rgb(colour))) < 0.08, (side, p)
+    assert page.locator("#score").inner_text() == "Reds 0 : 0 Blues"
+    assert page.locator("#play-mode").inner_text() in ("ready", "set", "playing")

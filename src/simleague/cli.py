@@ -614,13 +614,16 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
                allow: list[str] = typer.Option(["127.0.0.1"], help="Client address allowed (repeat; both teams)."),
                realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least."),
                gc_port: int = typer.Option(3838, help="UDP port the GameController packets (RGme) go to."),
-               gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to.")):
+               gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to."),
+               web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
     """Run the simulator alone, for teams that start their own robot software; the game starts
     at once (ready, set, playing)."""
     from .soccer.models import ModelError
+    from .viewer.server import ViewerOptions, WebViewer
     from .vhsc.referee import HumanoidReferee
     from .vhsc.server import VhscServer
     from .vhsc.setup import build
+    from .vhsc.web import LiveView
 
     red_team, blue_team = _teams(red, blue, league)
     try:
@@ -633,15 +636,26 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     server = VhscServer(match.world, match.sessions, {"red": set(allow), "blue": set(allow)}, host,
                         red_base, blue_base, realtime, referee=referee,
                         game_controller=("127.0.0.1", gc_port, gc_return_port))
+    viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
+    if viewer is not None:
+        server.on_step = LiveView(match, referee, viewer).step
 
     async def main():
         await server.start()
         err.print(f"humanoid soccer simulator: red on ports {red_base}+N, blue on {blue_base}+N "
                   f"({'real time' if realtime else 'fast'})")
+        if viewer is not None:
+            try:
+                await viewer.start()
+            except OSError as exc:
+                _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+            err.print(f"web viewer at {viewer.url}")
         try:
             await server.run()
         finally:
             await server.close()
+            if viewer is not None:
+                await viewer.close()
 
     try:
         asyncio.run(main())

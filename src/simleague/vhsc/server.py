@@ -103,6 +103,7 @@ class VhscServer:
         self._gc_send = self._gc_receive = None
         self._gc_packets, self._gc_sent_at = 0, -1.0
         self.returns: list = []                          # RGrt packets received
+        self.on_step = None                              # called with the step count after each step
         self.step = 0
         self._stop = asyncio.Event()
         self._handlers: set[asyncio.Task] = set()
@@ -227,6 +228,8 @@ class VhscServer:
                 if robot.writer is not None:
                     self._send(robot, robot.session.measurements(self.step, now_ms, self._images(robot)))
             self.step += 1
+            if self.on_step is not None:
+                self.on_step(self.step)
             if self.referee is not None and self.referee.state == STATE_FINISHED:
                 break                                   # the game is over
             if self.realtime:

@@ -2,6 +2,7 @@
 // colour; score, game time and play mode in the header. Messages: see simleague/simspark/web.py.
 "use strict";
 
+// team colours by side; a scene may give its own (the humanoid API's red and blue teams)
 const COLOURS = {left: "#1f5fd1", right: "#d62728", null: "#888888"};
 const canvas = document.getElementById("canvas");
 const ctx = canvas.getContext("2d");
@@ -113,6 +114,7 @@ function connect() {
     const m = JSON.parse(event.data);
     if (m.type === "scene") {
       state.field = m.field;
+      Object.assign(COLOURS, m.colours || {});
       $("player").hidden = m.mode !== "replay";
     } else if (m.type === "frame") {
       state.frame = m;
