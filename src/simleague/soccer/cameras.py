@@ -2,6 +2,10 @@
 byte order, blue-green-red), rendered with MuJoCo's offscreen renderer. On machines without a GPU
 MuJoCo renders with OSMesa (Debian's ``libosmesa6``; :mod:`simleague.soccer` sets ``MUJOCO_GL``).
 Rendering is the one part of a world that needs a graphics library; the rest stays pure.
+
+Software rendering is slow, so the field's light casts no shadows and images are not
+anti-aliased: with 8 kid robots in view a 320 x 240 image took 137 ms with both, 31 ms without
+shadows and 22 ms without either (OSMesa, this machine).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ class HumanoidWorld:
         """Compile the world with its robots; every joint already in the previous model keeps
         its state, every motor its command."""
         spec = mujoco.MjSpec.from_string(
-            '<mujoco model="humanoid soccer">'
+            '<mujoco model="humanoid soccer"><visual><quality offsamples="0"/></visual>'
             f'<option timestep="{self.step_s / self.substeps:.9g}" integrator="implicitfast" gravity="0 0 {-GRAVITY}"/>'
             f"<worldbody>{field_mjcf(self.rules)}</worldbody></mujoco>")
         for robot in self._robots.values():

@@ -149,7 +149,7 @@ def field_mjcf(r: SoccerRules) -> str:
         painted.append(f'<geom type="box" contype="0" conaffinity="0" size="{length / 2 + 0.025:.9g} 0.025 0.0005" '
                        f'pos="{(x0 + x1) / 2:.9g} {(y0 + y1) / 2:.9g} 0.0005" '
                        f'quat="{math.cos(angle / 2):.9g} 0 0 {math.sin(angle / 2):.9g}" rgba="1 1 1 1"/>')
-    light = '<light directional="true" pos="0 0 20" dir="0.2 0.1 -1" diffuse="0.7 0.7 0.7"/>'
+    light = '<light directional="true" castshadow="false" pos="0 0 20" dir="0.2 0.1 -1" diffuse="0.7 0.7 0.7"/>'
     return light + ground + "".join(painted) + walls + "".join(goals) + ball
 
 
