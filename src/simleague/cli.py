@@ -45,6 +45,30 @@ def _check_mode(mode: str) -> None:
         _fail(f"--mode {mode!r} is not one of {', '.join(MODES)}")
 
 
+async def _start_viewer(viewer, web_host: str, web: int) -> None:
+    """Start a web viewer and say where it is; a port that cannot be bound is a one-line error."""
+    try:
+        await viewer.start()
+    except OSError as exc:
+        _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+    err.print(f"web viewer at {viewer.url}")
+
+
+async def _serve(server, banner, viewer, web_host: str, web) -> None:
+    """Start ``server`` (a SimSpark or humanoid API server), print ``banner()`` (it may name the
+    ports the server got), start ``viewer`` if any, run until stopped, then close both."""
+    await server.start()
+    err.print(banner())
+    if viewer is not None:
+        await _start_viewer(viewer, web_host, web)
+    try:
+        await server.run()
+    finally:
+        await server.close()
+        if viewer is not None:
+            await viewer.close()
+
+
 LabOpt = typer.Option(None, "--lab", help="Lab file (default: the bundled default lab).")
 GridOpt = typer.Option(None, "--grid", help="Grid file (default: the bundled grid).")
 ParamsOpt = typer.Option(None, "--params", help="Parameters file, e.g. an rmi *-config.xml (default: 2008 rules).")
@@ -84,11 +108,7 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
             return await server.run()
         viewer = WebViewer(ViewerOptions(web_host, web))
         live = LiveView(server, viewer)
-        try:
-            await viewer.start()
-        except OSError as exc:
-            _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
-        err.print(f"web viewer at {viewer.url}")
+        await _start_viewer(viewer, web_host, web)
         live_task = asyncio.create_task(live.run())
         try:
             await server.run()
@@ -487,26 +507,13 @@ def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (
     on_cycle, viewer, close = _simspark_outputs(game, seed, log, web, web_host)
     server.on_cycle = on_cycle
 
-    async def main():
-        await server.start()
-        err.print(f"SimSpark server: agents on tcp://{host}:{server.agent_port}, monitors on "
-                  f"tcp://{host}:{server.monitor_port} ({'sync' if sync else 'async'}, "
-                  f"{'real time' if realtime else 'as fast as possible'})")
-        if viewer is not None:
-            try:
-                await viewer.start()
-            except OSError as exc:
-                _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
-            err.print(f"web viewer at {viewer.url}")
-        try:
-            await server.run()
-        finally:
-            await server.close()
-            if viewer is not None:
-                await viewer.close()
+    def banner():
+        return (f"SimSpark server: agents on tcp://{host}:{server.agent_port}, monitors on "
+                f"tcp://{host}:{server.monitor_port} ({'sync' if sync else 'async'}, "
+                f"{'real time' if realtime else 'as fast as possible'})")
 
     try:
-        asyncio.run(main())
+        asyncio.run(_serve(server, banner, viewer, web_host, web))
     except OSError as exc:
         _fail(f"cannot serve on {host}:{agent_port}/{monitor_port}: {exc.strerror or exc}")
     except KeyboardInterrupt:
@@ -640,25 +647,12 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     if viewer is not None:
         server.on_step = LiveView(match, referee, viewer).step
 
-    async def main():
-        await server.start()
-        err.print(f"humanoid soccer simulator: red on ports {red_base}+N, blue on {blue_base}+N "
-                  f"({'real time' if realtime else 'fast'})")
-        if viewer is not None:
-            try:
-                await viewer.start()
-            except OSError as exc:
-                _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
-            err.print(f"web viewer at {viewer.url}")
-        try:
-            await server.run()
-        finally:
-            await server.close()
-            if viewer is not None:
-                await viewer.close()
+    def banner():
+        return (f"humanoid soccer simulator: red on ports {red_base}+N, blue on {blue_base}+N "
+                f"({'real time' if realtime else 'fast'})")
 
     try:
-        asyncio.run(main())
+        asyncio.run(_serve(server, banner, viewer, web_host, web))
     except OSError as exc:
         _fail(f"cannot serve on {host}: {exc.strerror or exc}")
     except KeyboardInterrupt:
