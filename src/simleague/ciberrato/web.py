@@ -34,7 +34,7 @@ from typing import Literal
 import msgspec
 
 from ..recorder import LogError, read_log
-from ..viewer.server import CommandError, ViewerOptions, WebViewer
+from ..viewer.server import CommandError, ViewerOptions, WebViewer, serve_messages
 from . import messages as M
 from .scenario import Grid, Lab, ScenarioError, load_grid, load_lab
 from .server import CycleReport, Server
@@ -187,14 +187,4 @@ async def serve_replay(log: str | Path, options: ViewerOptions, ready=None) -> N
     Raises :class:`ReplayError` for a bad log, OSError when the port cannot be bound.
     """
     scene_msg, roster, replay = load_replay(log)
-    viewer = WebViewer(options)
-    await viewer.start()
-    try:
-        viewer.publish("scene", json.dumps(scene_msg))
-        viewer.publish("roster", json.dumps(roster))
-        viewer.publish("replay", json.dumps(replay, separators=(",", ":")))
-        if ready:
-            ready(viewer)
-        await asyncio.Event().wait()
-    finally:
-        await viewer.close()
+    await serve_messages([("scene", scene_msg), ("roster", roster), ("replay", replay)], options, ready)

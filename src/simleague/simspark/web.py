@@ -16,7 +16,6 @@ A run log (``simleague simspark serve --log FILE``, :mod:`simleague.recorder`, f
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from dataclasses import asdict
@@ -25,7 +24,7 @@ from pathlib import Path
 from ..recorder import LogError, read_log
 from ..soccer.field import PENALTY_LENGTH, PENALTY_WIDTH
 from ..soccer.rules import SoccerRules, Team
-from ..viewer.server import ViewerOptions, WebViewer
+from ..viewer.server import ViewerOptions, WebViewer, serve_messages
 from .game import Game
 
 LOG_FORMAT = "simspark"
@@ -105,13 +104,4 @@ async def serve_replay(log: str | Path, options: ViewerOptions, ready=None) -> N
     """Serve the page playing ``log`` until cancelled; ``ready(viewer)`` is called once listening.
     Raises :class:`ReplayError` for a bad log, OSError when the port cannot be bound."""
     scene_message, replay = load_replay(log)
-    viewer = WebViewer(options)
-    await viewer.start()
-    try:
-        viewer.publish("scene", json.dumps(scene_message))
-        viewer.publish("replay", json.dumps(replay, separators=(",", ":")))
-        if ready:
-            ready(viewer)
-        await asyncio.Event().wait()
-    finally:
-        await viewer.close()
+    await serve_messages([("scene", scene_message), ("replay", replay)], options, ready)

@@ -222,3 +222,19 @@ class WebViewer:
             await page.ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
+
+
+async def serve_messages(messages: list[tuple[str, dict]], options: ViewerOptions, ready=None) -> None:
+    """Serve the page with fixed messages, (kind, message) in order (a replay: the scene, then
+    the whole logged run), until cancelled; ``ready(viewer)`` is called once listening. Raises
+    OSError when the port cannot be bound."""
+    viewer = WebViewer(options)
+    await viewer.start()
+    try:
+        for kind, message in messages:
+            viewer.publish(kind, json.dumps(message, separators=(",", ":")))
+        if ready:
+            ready(viewer)
+        await asyncio.Event().wait()
+    finally:
+        await viewer.close()
