@@ -1,7 +1,6 @@
 """The SimSpark server over real TCP on 127.0.0.1: the real FC Portugal agent's wire log replayed,
 monitors and trainers, bad input, sync mode, and a match of sample agents in separate processes."""
 
-import asyncio
 import contextlib
 import logging
 import re
@@ -9,12 +8,12 @@ import socket
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from threaded import in_thread
 
 from simleague.simspark.client import AgentClient, ProtocolError, parse_perceptors
 from simleague.simspark.game import Game
@@ -32,34 +31,8 @@ def running(**options):
     """A server in a thread of its own (ports picked by the system); yields it while it runs."""
     options.setdefault("realtime", False)
     server = SimSparkServer(Game(seed=options.pop("seed", 0)), "127.0.0.1", 0, 0, **options)
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    failure = []
-
-    def main():
-        async def go():
-            await server.start()
-            started.set()
-            try:
-                await server.run()
-            finally:
-                await server.close()
-        try:
-            loop.run_until_complete(go())
-        except BaseException as e:          # a crash of the server fails the test below
-            failure.append(e)
-            started.set()
-
-    thread = threading.Thread(target=main, daemon=True)
-    thread.start()
-    assert started.wait(10)
-    try:
+    with in_thread(server):
         yield server
-    finally:
-        loop.call_soon_threadsafe(server.stop)
-        thread.join(10)
-        assert not thread.is_alive()
-        assert not failure, failure
 
 
 def frame(text: str | bytes) -> bytes:

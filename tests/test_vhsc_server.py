@@ -2,17 +2,16 @@
 Welcome/Refused, time steps and the original's warning texts, unknown devices, reconnecting,
 a client that never reads, garbage and a 4 GB length prefix."""
 
-import asyncio
 import contextlib
 import logging
 import socket
 import struct
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from threaded import in_thread
 
 from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import RobotModel
@@ -37,32 +36,8 @@ def running(allowed_blue=("127.0.0.1",), **options):
         options["referee"] = options["referee"](sessions)
     server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": set(allowed_blue)}, "127.0.0.1", 0, 0,
                         **options)
-    loop = asyncio.new_event_loop()
-    started, failure = threading.Event(), []
-
-    def main():
-        async def go():
-            await server.start()
-            started.set()
-            try:
-                await server.run()
-            finally:
-                await server.close()
-        try:
-            loop.run_until_complete(go())
-        except BaseException as e:
-            failure.append(e)
-            started.set()
-
-    thread = threading.Thread(target=main, daemon=True)
-    thread.start()
-    assert started.wait(10)
-    try:
+    with in_thread(server):
         yield server
-    finally:
-        loop.call_soon_threadsafe(server.stop)
-        thread.join(10)
-        assert not thread.is_alive() and not failure, failure
 
 
 def address(server, key):
