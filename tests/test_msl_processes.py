@@ -2,20 +2,18 @@
 simulators, one slower) keeps the simulation times together; the docker backend against a real
 engine."""
 
-import io
 import json
-import shutil
 import socket
 import subprocess
-import tarfile
 import time
 import uuid
 
 import psutil
 import pytest
-
+from busybox import busybox_image
 from msl_helpers import simleague
-from simleague.msl.messages import encode, Command, decode_pauser
+
+from simleague.msl.messages import Command, decode_pauser, encode
 from simleague.msl.pauser import DockerBackend, Pauser, ProcessBackend
 
 UPDATE_PERIOD = 0.02  # a toy team sends a state every 20 ms of simulation time (thesis 6.2: 50 Hz)
@@ -73,24 +71,8 @@ def test_process_backend_stops_and_continues_a_process_tree():
 
 @pytest.fixture(scope="module")
 def docker_client():
-    import docker
-
-    try:
-        client = docker.from_env()
-        client.ping()
-    except docker.errors.DockerException as exc:
-        pytest.fail(f"these tests need a running docker engine (apt-get install docker.io; dockerd &): {exc}")
-    busybox = shutil.which("busybox")
-    assert busybox, "these tests need a static busybox (apt-get install busybox-static)"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:  # a tiny root file system: busybox as sh and sleep
-        tar.add(busybox, arcname="bin/busybox")
-        for name in ("sh", "sleep"):
-            link = tarfile.TarInfo(f"bin/{name}")
-            link.type, link.linkname = tarfile.SYMTYPE, "busybox"
-            tar.addfile(link)
-    client.api.import_image_from_data(buf.getvalue(), repository="simleague-test-busybox", tag="1")
-    yield client
+    # a tiny root file system: busybox as sh and sleep
+    return busybox_image("simleague-test-busybox", "1", ("sh", "sleep"))
 
 
 @pytest.fixture

@@ -1,16 +1,14 @@
 """Matches of the humanoid virtual soccer API with real processes (issue 6, part 5): the sample
 players as local processes, the environment they are given, and a docker-launched player."""
 
-import io
 import json
 import re
-import shutil
 import socket
 import subprocess
 import sys
-import tarfile
 
 import pytest
+from busybox import busybox_image
 
 
 def free_base() -> int:
@@ -84,33 +82,18 @@ def test_broken_team_files_and_unknown_models_are_one_line_errors(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def busybox_image():
-    import docker
-
-    try:
-        client = docker.from_env()
-        client.ping()
-    except docker.errors.DockerException as exc:
-        pytest.fail(f"this test needs a running docker engine (apt-get install docker.io; dockerd &): {exc}")
-    busybox = shutil.which("busybox")
-    assert busybox, "this test needs a static busybox (apt-get install busybox-static)"
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:              # busybox as sh, nc and sleep
-        tar.add(busybox, arcname="bin/busybox")
-        for name in ("sh", "nc", "sleep", "cat"):
-            link = tarfile.TarInfo(f"bin/{name}")
-            link.type, link.linkname = tarfile.SYMTYPE, "busybox"
-            tar.addfile(link)
-    client.api.import_image_from_data(buf.getvalue(), repository="simleague-test-vhsc", tag="player")
+def player_image():
+    """An image with busybox as sh, nc, sleep and cat."""
+    busybox_image("simleague-test-vhsc", "player", ("sh", "nc", "sleep", "cat"))
     return "simleague-test-vhsc"
 
 
-def test_a_docker_launched_player_connects_with_its_environment(tmp_path, busybox_image):
+def test_a_docker_launched_player_connects_with_its_environment(tmp_path, player_image):
     # the container's "software": connect to the robot's port and read what the simulator sends
     red = team(tmp_path, "Docked", 1, dockerTag="player", dockerCmd=(
         "sh -c 'sleep 600 | nc ${ROBOCUP_SIMULATOR_ADDR%:*} ${ROBOCUP_SIMULATOR_ADDR#*:} > /dev/null'"))
     blue = team(tmp_path, "Local", 1)
-    done = match("--red", red, "--blue", blue, "--launcher", "docker", "--image", busybox_image, "--fast",
+    done = match("--red", red, "--blue", blue, "--launcher", "docker", "--image", player_image, "--fast",
                  "--seconds", 4, "--red-base", free_base(), "--blue-base", free_base())
     # with the docker launcher every player is a container: the blue one has no dockerCmd and an
     # image without Python, so only red connects

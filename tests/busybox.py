@@ -1,0 +1,31 @@
+"""A tiny docker image made locally (there is no image registry here): a static busybox as the
+only file, with the applets a test needs linked to it, imported with ``docker import``."""
+
+import io
+import shutil
+import tarfile
+
+import pytest
+
+
+def busybox_image(repository: str, tag: str, applets: tuple[str, ...]):
+    """Import the image ``repository:tag`` and return the docker client. Fails the test (with
+    what to install) without a running docker engine or a static busybox."""
+    import docker
+
+    try:
+        client = docker.from_env()
+        client.ping()
+    except docker.errors.DockerException as exc:
+        pytest.fail(f"these tests need a running docker engine (apt-get install docker.io; dockerd &): {exc}")
+    busybox = shutil.which("busybox")
+    assert busybox, "these tests need a static busybox (apt-get install busybox-static)"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        tar.add(busybox, arcname="bin/busybox")
+        for name in applets:
+            link = tarfile.TarInfo(f"bin/{name}")
+            link.type, link.linkname = tarfile.SYMTYPE, "busybox"
+            tar.addfile(link)
+    client.api.import_image_from_data(buf.getvalue(), repository=repository, tag=tag)
+    return client
