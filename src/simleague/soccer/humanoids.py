@@ -42,8 +42,6 @@ class _Robot:
     model: RobotModel
     spawn: tuple[float, float, float]
     yaw: float                # radians about z; 0 faces +x
-    root: str                 # the model's first body
-    root_joint: str           # and its free joint
 
 
 def _quat(yaw: float) -> list[float]:
@@ -99,12 +97,12 @@ class HumanoidWorld:
                 for b in names[i + 1:]:
                     spec.add_exclude(bodyname1=a, bodyname2=b)
         old_model, old_data = getattr(self, "model", None), getattr(self, "data", None)
-        old_state = getattr(self, "_motor_state", None)
+        old_rows, old_state = getattr(self, "_motors", {}), getattr(self, "_motor_state", None)
         self.model = spec.compile()
         self.data = mujoco.MjData(self.model)
         if old_data is not None:
             self._carry(old_model, old_data)
-        self._index(old_model, old_data, old_state)
+        self._index(old_rows, old_state)
         mujoco.mj_forward(self.model, self.data)
 
     def _carry(self, old_model, old_data) -> None:
@@ -118,37 +116,36 @@ class HumanoidWorld:
             d.qpos[m.jnt_qposadr[j]:m.jnt_qposadr[j] + nq] = old_data.qpos[old_model.jnt_qposadr[k]:][:nq]
             d.qvel[m.jnt_dofadr[j]:m.jnt_dofadr[j] + nv] = old_data.qvel[old_model.jnt_dofadr[k]:][:nv]
 
-    def _index(self, old_model, old_data, old_state) -> None:
-        """Per motor of the world (one row each): addresses and command state."""
+    def _index(self, old_rows: dict[tuple[int, str], int], old_state: dict | None) -> None:
+        """Per motor of the world (one row each): addresses and command state; a motor that
+        had row ``old_rows[(rid, name)]`` before the rebuild keeps its commands."""
         m = self.model
         rows, self._motors = [], {}
         for robot in self._robots.values():
             for motor in robot.model.motors:
                 name = f"r{robot.rid}_{motor.name}"
                 self._motors[(robot.rid, motor.name)] = len(rows)
-                rows.append((m.joint(name).qposadr[0], m.joint(name).dofadr[0], m.actuator(f"{name}:servo").id,
+                rows.append((m.joint(name).qposadr[0], m.actuator(f"{name}:servo").id,
                              m.actuator(f"{name}:torque").id, motor.low, motor.high, motor.max_torque,
-                             motor.max_velocity, name))
+                             motor.max_velocity))
         n = len(rows)
         self._qpos = np.array([r[0] for r in rows], dtype=int)
-        self._dof = np.array([r[1] for r in rows], dtype=int)
-        self._servo = np.array([r[2] for r in rows], dtype=int)
-        self._drive = np.array([r[3] for r in rows], dtype=int)
-        self._range = np.array([(r[4], r[5]) for r in rows]).reshape(n, 2)
-        self._max_torque = np.array([r[6] for r in rows])
-        self._max_velocity = np.array([r[7] for r in rows])
+        self._servo = np.array([r[1] for r in rows], dtype=int)
+        self._drive = np.array([r[2] for r in rows], dtype=int)
+        self._range = np.array([(r[3], r[4]) for r in rows]).reshape(n, 2)
+        self._max_torque = np.array([r[5] for r in rows])
+        self._max_velocity = np.array([r[6] for r in rows])
         self._servo_gains = (m.actuator_gainprm[self._servo, 0].copy(), m.actuator_biasprm[self._servo, 1:3].copy())
         angle = self.data.qpos[self._qpos]
         state = {"mode": np.zeros(n, dtype=int), "target": angle.copy(), "velocity": self._max_velocity.copy(),
                  "torque": np.zeros(n), "pid": np.tile(DEFAULT_PID, (n, 1)), "integral": np.zeros(n),
                  "error": np.zeros(n), "reference": angle.copy()}
         if old_state is not None:                      # motors that were there keep their commands
-            for i, r in enumerate(rows):
-                j = old_state["names"].get(r[8])
+            for motor, i in self._motors.items():
+                j = old_rows.get(motor)
                 if j is not None:
                     for key in state:
                         state[key][i] = old_state[key][j]
-        state["names"] = {r[8]: i for i, r in enumerate(rows)}
         self._motor_state = state
         self._apply_modes()
 
@@ -178,11 +175,9 @@ class HumanoidWorld:
         (a model with meshes takes a few tenths of a second to compile)."""
         numbers = []
         for model, x, y, yaw in robots:
-            root = model.spec().worldbody.first_body()
-            joint = next(j.name for j in root.joints if j.type == mujoco.mjtJoint.mjJNT_FREE)
             rid = self._next
             self._next += 1
-            self._robots[rid] = _Robot(rid, model, (x, y, model.standing_height + 0.005), yaw, root.name, joint)
+            self._robots[rid] = _Robot(rid, model, (x, y, model.standing_height + 0.005), yaw)
             numbers.append(rid)
         self._build()
         return numbers
@@ -195,7 +190,7 @@ class HumanoidWorld:
     def place_robot(self, rid: int, x: float, y: float, yaw: float, z: float | None = None) -> None:
         """Put robot ``rid`` upright at (x, y), facing ``yaw`` radians, at rest (z: standing on
         the ground by default)."""
-        joint = self.model.joint(f"r{rid}_{self._robots[rid].root_joint}")
+        joint = self.model.joint(f"r{rid}_{self._robots[rid].model.root_joint}")
         q, v = joint.qposadr[0], joint.dofadr[0]
         height = self._robots[rid].model.standing_height + 0.005 if z is None else z
         self.data.qpos[q:q + 7] = [x, y, height, *_quat(yaw)]
@@ -204,13 +199,13 @@ class HumanoidWorld:
 
     def pose(self, rid: int) -> tuple[np.ndarray, float]:
         """The root's position (m, shape (3,)) and heading (radians, about z)."""
-        body = self.model.body(f"r{rid}_{self._robots[rid].root}").id
+        body = self.model.body(f"r{rid}_{self._robots[rid].model.root}").id
         matrix = self.data.xmat[body].reshape(3, 3)
         return self.data.xpos[body].copy(), math.atan2(matrix[1, 0], matrix[0, 0])
 
     def upright(self, rid: int) -> float:
         """How upright the root is: the z component of its z axis (1 upright, 0 lying)."""
-        body = self.model.body(f"r{rid}_{self._robots[rid].root}").id
+        body = self.model.body(f"r{rid}_{self._robots[rid].model.root}").id
         return float(self.data.xmat[body][8])
 
     # ----------------------------------------------------------------------------- ball

@@ -68,6 +68,8 @@ class RobotModel:
     motors: tuple[Motor, ...]
     sensors: tuple[Sensor, ...]
     standing_height: float          # m: the root's height when the lowest colliding point is on the ground
+    root: str                       # the name of the first body (the robot's root)
+    root_joint: str                 # and of its free joint
 
     @classmethod
     def load(cls, path: str | Path) -> RobotModel:
@@ -75,7 +77,8 @@ class RobotModel:
         path = Path(path)
         spec = _read(path)
         root = spec.worldbody.first_body()
-        if root is None or not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in root.joints):
+        free = [j.name for j in root.joints if j.type == mujoco.mjtJoint.mjJNT_FREE] if root is not None else []
+        if not free:
             raise ModelError(f"{path}: the first body must have a free joint (the robot's root)")
         try:
             model = spec.compile()
@@ -110,7 +113,7 @@ class RobotModel:
             twice = sorted({n for n in names if names.count(n) > 1})
             raise ModelError(f"{path}: device names must differ; {', '.join(twice)} appear twice")
         name = path.parent.name if path.name == "robot.xml" else path.stem
-        return cls(path, name, tuple(motors), tuple(sensors), _standing_height(model))
+        return cls(path, name, tuple(motors), tuple(sensors), _standing_height(model), root.name, free[0])
 
     def spec(self) -> mujoco.MjSpec:
         """A fresh spec of the model without its own actuators, ready to be attached to a world."""
