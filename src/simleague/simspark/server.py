@@ -81,7 +81,6 @@ class SimSparkServer:
         self._new_monitor = False
         self._handlers: set[asyncio.Task] = set()          # one reading task per connection
         self.on_cycle: Callable[[], None] | None = None    # called after every cycle (viewer, log)
-        self.cycle_times: list[float] = []
 
     async def start(self) -> None:
         """Listen on both ports. Raises OSError when a port is taken."""
@@ -256,7 +255,6 @@ class SimSparkServer:
                     self._new_second(client)
             if self.on_cycle is not None:
                 self.on_cycle()
-            self.cycle_times.append(time.monotonic() - started)
             if self.cycles is not None and game.world.cycle >= self.cycles:
                 break
             idle = self.sync and not any(c.agent.robot is not None for c in self.agents)
