@@ -24,13 +24,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..soccer.world import CYCLE
 from ..wire.framing import FrameDecoder, FrameError, encode
 from .game import Agent, Game
 from .messages import Syn, parse_agent_message
 
 log = logging.getLogger("simleague.simspark")
 
-CYCLE = 0.02
 MONITOR_EVERY = 2                          # cycles: 25 Hz (defaults.json monitorStep 0.04)
 MAX_AGENT_FRAME = 64 * 1024                # bytes an agent may send in one message
 MAX_MONITOR_FRAME = 64 * 1024

@@ -123,7 +123,7 @@ class VhscServer:
                                                                    remote_addr=(host, game_port))
             self._gc_receive, _ = await loop.create_datagram_endpoint(
                 lambda: _Returns(self), local_addr=(host, return_port))
-        for key, robot in self.robots.items():
+        for robot in self.robots.values():
             base = self.bases[robot.team]
             port = base + robot.player if base else 0
             robot.server = await asyncio.start_server(
