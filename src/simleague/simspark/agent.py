@@ -77,6 +77,8 @@ def run(host: str, port: int, team: str, unum: int, robot_type: int, cycles: int
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (``--host --port --team --unum --type``); returns the exit code (1 when
+    the server cannot be reached or goes away)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=3100)

@@ -225,6 +225,7 @@ class AgentClient:
         self.close()
 
     def close(self) -> None:
+        """Close the connection."""
         self.sock.close()
 
     def send(self, text: str) -> None:

@@ -39,9 +39,11 @@ class MatchResult:
 
     @property
     def cycles_per_second(self) -> float:
+        """Cycles of 20 ms per wall second over the half."""
         return self.cycles / self.seconds if self.seconds > 0 else 0.0
 
     def line(self) -> str:
+        """The score line and the speed, as ``simleague simspark match`` prints them."""
         return (f"{self.teams[0]} {self.score[0]} : {self.score[1]} {self.teams[1]}   "
                 f"({self.agents} agents, first half: {self.cycles} cycles in {self.seconds:.1f} s, "
                 f"{self.cycles_per_second:.0f} cycles/s)")

@@ -77,6 +77,7 @@ class LiveView:
         viewer.publish("scene", json.dumps(scene(game.rules, "live")))
 
     def cycle(self) -> None:
+        """After each cycle: publish a frame every second cycle (25 Hz)."""
         if self.game.world.cycle % FRAME_EVERY == 0:
             self.viewer.publish("frame", json.dumps(frame(self.game), separators=(",", ":")))
 

@@ -159,9 +159,11 @@ class HumanoidWorld:
     # ----------------------------------------------------------------------------- robots
     @property
     def robots(self) -> tuple[int, ...]:
+        """The numbers of the robots in the world, in the order they joined."""
         return tuple(self._robots)
 
     def model_of(self, rid: int) -> RobotModel:
+        """The model robot ``rid`` was built from; KeyError for no such robot."""
         return self._robots[rid].model
 
     def add_robot(self, model: RobotModel, x: float, y: float, yaw: float = 0.0) -> int:
@@ -210,11 +212,13 @@ class HumanoidWorld:
 
     # ----------------------------------------------------------------------------- ball
     def ball(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ball's position (m) and velocity (m/s), each shape (3,)."""
         joint = self.model.joint("ball")
         q, v = joint.qposadr[0], joint.dofadr[0]
         return self.data.qpos[q:q + 3].copy(), self.data.qvel[v:v + 3].copy()
 
     def place_ball(self, position, velocity=(0.0, 0.0, 0.0)) -> None:
+        """Put the ball at ``position`` (x, y, z m) with ``velocity`` (m/s) and no spin."""
         joint = self.model.joint("ball")
         q, v = joint.qposadr[0], joint.dofadr[0]
         self.data.qpos[q:q + 7] = [*position, 1, 0, 0, 0]

@@ -26,6 +26,7 @@ class VisionNoise:
 
     @property
     def off(self) -> bool:
+        """True when every sigma is 0: exact values."""
         return self.distance_percent == self.horizontal == self.vertical == 0
 
 

@@ -45,6 +45,7 @@ class RobotClient:
         self.close()
 
     def close(self) -> None:
+        """Close the connection."""
         self.sock.close()
 
     def _exactly(self, n: int) -> bytes:

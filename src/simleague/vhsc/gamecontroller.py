@@ -121,6 +121,7 @@ class ReturnData:
     message: int
 
     def encode(self) -> bytes:
+        """The 8-byte packet. Raises struct.error for a number out of 0-255."""
         return _RETURN.pack(RETURN_HEADER, RETURN_VERSION, self.team, self.player, self.message)
 
     @classmethod

@@ -34,6 +34,7 @@ class MatchReport:
     state: str
 
     def line(self) -> str:
+        """The score, who connected and the speed, as ``simleague vhsc match`` prints them."""
         factor = self.steps * 0.008 / self.seconds if self.seconds else 0.0
         return (f"red {self.score['red']} : {self.score['blue']} blue ({self.state}); red "
                 f"{self.connected['red']}/{self.players['red']} connected, blue "

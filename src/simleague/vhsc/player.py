@@ -49,6 +49,8 @@ def run(address: str | None = None, steps: int | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (``--address``); returns the exit code (1 when the simulator cannot be
+    reached or refuses)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--address", default=None, help="host:port (default: ROBOCUP_SIMULATOR_ADDR)")
     args = parser.parse_args(argv)

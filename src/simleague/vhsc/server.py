@@ -64,6 +64,7 @@ class _Returns(asyncio.DatagramProtocol):
         self.server = server
 
     def datagram_received(self, data: bytes, addr) -> None:
+        """Keep a valid ``RGrt`` (at most 10,000); log anything else (the first 64 bytes read)."""
         try:
             packet = ReturnData.decode(data[:64])
         except ValueError as e:
@@ -132,6 +133,7 @@ class VhscServer:
             log.info("%s %d on %s:%d", robot.team, robot.player, self.host, robot.port)
 
     def stop(self) -> None:
+        """End :meth:`run` after the current step."""
         self._stop.set()
 
     async def close(self) -> None:

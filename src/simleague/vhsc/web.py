@@ -43,5 +43,6 @@ class LiveView:
         viewer.publish("scene", json.dumps({**scene(match.world.rules, "live"), "colours": COLOURS}))
 
     def step(self, steps: int) -> None:
+        """After basic step ``steps``: publish a frame every fifth step (25 Hz)."""
         if steps % FRAME_EVERY == 0:
             self.viewer.publish("frame", json.dumps(frame(self.match, self.referee, steps), separators=(",", ":")))
