@@ -214,3 +214,27 @@ def test_camera_images_and_the_rendering_quota():
                         break
     assert world_limit < 20 < 2 * world_limit
     assert texts == ["requested rendering bandwidth is above the limit (29MB/s > 20MB/s)"]
+
+
+def test_a_client_flooding_requests_keeps_only_the_newest_and_slows_no_one():
+    from simleague.vhsc.server import MAX_QUEUED
+
+    with running() as server, RobotClient(address(server, ("red", 1))) as good, \
+            RobotClient(address(server, ("red", 2))) as flood:
+        first = good.receive().time
+        one = RobotClient.requests(positions={"head_yaw": 0.1}).SerializeToString()
+        burst = (struct.pack(">I", len(one)) + one) * 5000
+        queued = []
+        for _ in range(4):
+            flood.sock.sendall(burst)
+            queued.append(len(server.robots[("red", 2)].queued))
+        for _ in range(200):
+            last = good.receive().time
+        assert last - first == 200 * 8                     # every step, in order
+        assert max(queued) <= MAX_QUEUED
+        flood.send(RobotClient.requests(time_steps={"gyro": 8}))
+        for _ in range(2000):                              # the newest request still counts
+            if flood.receive().gyros:
+                break
+        else:
+            raise AssertionError("the request after the flood was lost")
