@@ -148,6 +148,13 @@ class HumanoidWorld:
                         state[key][i] = old_state[key][j]
         self._motor_state = state
         self._apply_modes()
+        self._ball_geom = m.geom("ball").id
+        self._owner = np.zeros(m.nbody, dtype=int)     # body -> robot number (0: none)
+        for robot in self._robots.values():
+            prefix = f"r{robot.rid}_"
+            for b in range(m.nbody):
+                if m.body(b).name.startswith(prefix):
+                    self._owner[b] = robot.rid
 
     def _apply_modes(self) -> None:
         """Servo on for position and velocity control, off (torque alone) for torque control."""
@@ -199,6 +206,22 @@ class HumanoidWorld:
         self.data.qvel[v:v + 6] = 0
         mujoco.mj_forward(self.model, self.data)
 
+    def rest_joints(self, rid: int) -> None:
+        """Put every joint of robot ``rid`` back at its angle in the model file, at rest, each
+        motor holding it (position control there, the velocity at its top): what a handler does
+        to a robot taken off the field. KeyError for no such robot."""
+        s, m = self._motor_state, self.model
+        for motor in self._robots[rid].model.motors:
+            i = self._row(rid, motor.name)
+            joint = m.joint(f"r{rid}_{motor.name}")
+            angle = float(m.qpos0[joint.qposadr[0]])
+            self.data.qpos[joint.qposadr[0]] = angle
+            self.data.qvel[joint.dofadr[0]] = 0.0
+            s["mode"][i], s["target"][i], s["reference"][i] = POSITION, angle, angle
+            s["velocity"][i], s["integral"][i], s["error"][i] = self._max_velocity[i], 0.0, 0.0
+        self._apply_modes()
+        mujoco.mj_forward(m, self.data)
+
     def pose(self, rid: int) -> tuple[np.ndarray, float]:
         """The root's position (m, shape (3,)) and heading (radians, about z)."""
         body = self.model.body(f"r{rid}_{self._robots[rid].model.root}").id
@@ -224,6 +247,18 @@ class HumanoidWorld:
         self.data.qpos[q:q + 7] = [*position, 1, 0, 0, 0]
         self.data.qvel[v:v + 6] = [*velocity, 0, 0, 0]
         mujoco.mj_forward(self.model, self.data)
+
+    def ball_touchers(self) -> set[int]:
+        """The robots touching the ball now (any of their parts in contact with it)."""
+        touching = set()
+        for i in range(self.data.ncon):
+            c = self.data.contact[i]
+            if self._ball_geom in (c.geom1, c.geom2):
+                other = c.geom2 if c.geom1 == self._ball_geom else c.geom1
+                rid = int(self._owner[self.model.geom_bodyid[other]])
+                if rid:
+                    touching.add(rid)
+        return touching
 
     # ----------------------------------------------------------------------------- motors
     def _row(self, rid: int, motor: str) -> int:
