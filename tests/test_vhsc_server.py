@@ -32,8 +32,8 @@ def running(allowed_blue=("127.0.0.1",), **options):
         rid = world.add_robot(KID, x, 0.0, 0.0)
         sessions[key] = RobotSession(world, rid, KID)
     options.setdefault("realtime", False)
-    if "referee" in options:                                # a factory of the sessions
-        options["referee"] = options["referee"](sessions)
+    if "referee" in options:                                # a factory of the world and sessions
+        options["referee"] = options["referee"](world, sessions)
     server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": set(allowed_blue)}, "127.0.0.1", 0, 0,
                         **options)
     with in_thread(server):

@@ -24,6 +24,13 @@ STATE_INITIAL, STATE_READY, STATE_SET, STATE_PLAYING, STATE_FINISHED = range(5)
 STATES = ("initial", "ready", "set", "playing", "finished")
 TEAM_BLUE, TEAM_RED = 0, 1                    # team colours
 PENALTY_NONE = 0
+# the humanoid league's penalty codes
+HL_BALL_MANIPULATION, HL_PHYSICAL_CONTACT, HL_ILLEGAL_ATTACK, HL_ILLEGAL_DEFENSE = 30, 31, 32, 33
+HL_PICKUP_OR_INCAPABLE, HL_SERVICE = 34, 35
+# secondary states (set plays); ``secondary_state_info`` is (team number, phase, 0, 0), phase
+# 0 awarded, 1 prepare, 2 execute
+STATE2_NORMAL, STATE2_CORNER_KICK, STATE2_GOAL_KICK, STATE2_THROW_IN = 0, 7, 8, 9
+RETURN_MAN_PENALISE, RETURN_MAN_UNPENALISE, RETURN_ALIVE = 0, 1, 2
 RETURN_MESSAGES = ("manually penalised", "manually unpenalised", "alive")   # RGrt message 0-2
 
 _HEAD = struct.Struct("<4sHBBBBBBB4sBHHH")

@@ -1,21 +1,55 @@
-"""The referee of humanoid virtual soccer games: the game states (initial, ready, set, playing,
-finished), goals, penalties and red cards (seed 000 "robot status"; specs/vhsc.md: a penalized
-robot's motors stop, a red card disables all its sensors), and the GameController packet that
-tells the robots (:mod:`simleague.vhsc.gamecontroller`). Pure: the server calls :meth:`step`
-once per basic step with the ball's position.
+"""The referee of humanoid virtual soccer games (seed 000 "robot status"; specs/vhsc.md "GameController"):
+the game states, the halves, goals, the ball leaving the field, penalties with the removal and
+re-entry poses, red cards, and the ``RGme`` packet that tells the robots
+(:mod:`simleague.vhsc.gamecontroller`). It plays on a
+:class:`~simleague.soccer.humanoids.HumanoidWorld`: the server calls :meth:`step` once per basic
+step, and the referee moves the ball and the robots as the original's automatic referee does.
 
-Flow: ``initial`` until :meth:`start`; ``ready`` for ``ready_time`` s (robots walk to their
-places); ``set`` for ``set_time`` s; ``playing`` until a goal (then ``ready`` again, kick-off for
-the team that conceded) or the end of the half; ``finished``. Game time runs only while playing.
-Distances in metres, times in seconds.
+Flow of a half: ``initial`` until :meth:`start`; ``ready`` for ``ready_time`` s (robots walk to
+their places, the ball waits on the centre spot); ``set`` for ``set_time`` s; ``playing`` until a
+goal (then ``ready`` again, kick-off for the team that conceded) or the end of the half;
+``finished``. After the first half's ``finished`` and ``break_time`` s of break, the teams change
+ends, every robot on the field is put at its ``halfTimeStartingPose`` and the second half begins
+with ``ready``, the other team kicking off. Game time runs only while playing.
+
+Set plays (secondary states): the ball wholly over a touch line gives the other team than the
+one that touched it last a throw-in, the ball on the line where it left; wholly over a goal line
+and not in the goal, a corner kick (at that corner) when the defenders touched it last, else a
+goal kick (at the corner of the goal area on that side). The set play is awarded (phase 0) and
+prepared (phase 1) for ``set_play_times`` s while the ball is held on its spot, then executed
+(phase 2) until the awarded team touches the ball or ``in_play_timeout`` s pass (the original's
+IN_PLAY_TIMEOUT, 10 s).
+
+Penalties are removals (30 s, the league's usual): the robot is taken off the field to its
+``reentryStartingPose`` (outside the field by the touch line, facing the penalty mark; on the
+side away from the ball, moved along x while another robot stands there: seed 000), its joints
+set back to the model's pose and held, its commands ignored; when the penalty ends it is put
+there again, upright, and its motors obey again. A robot lying down for ``fallen_timeout`` s
+(the original's FALLEN_TIMEOUT, 20 s) is removed as incapable. A red card takes the robot off
+for the rest of the game with its sensors and motors off.
+
+Not refereed (yet): pushing and other fouls between robots, the free-kick distance at set plays,
+ball holding, penalty kicks and shoot-outs. Distances in metres, times in seconds of simulated
+time, poses in each team's own frame (x towards the opponent's goal) mirrored for the team
+playing on the right (specs/vhsc.md).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from ..soccer.rules import SoccerRules
+from ..soccer.humanoids import HumanoidWorld
+from .config import Pose, TeamConfig
 from .gamecontroller import (
+    HL_PICKUP_OR_INCAPABLE,
+    HL_SERVICE,
+    RETURN_ALIVE,
+    RETURN_MAN_PENALISE,
+    STATE2_CORNER_KICK,
+    STATE2_GOAL_KICK,
+    STATE2_NORMAL,
+    STATE2_THROW_IN,
     STATE_FINISHED,
     STATE_INITIAL,
     STATE_PLAYING,
@@ -29,103 +63,311 @@ from .gamecontroller import (
 )
 from .robot import RobotSession
 
-PENALTY_REMOVAL = 30          # seconds of the league's usual removal penalty
-PENALTY_CODE = 34             # the GameController's "pushing" code, used for every penalty here
+PENALTY_REMOVAL = 30.0        # s: the league's removal penalty
+FALLEN_TIMEOUT = 20.0         # s lying down before a robot is removed as incapable (the original's)
+IN_PLAY_TIMEOUT = 10.0        # s after which a set play's ball is in play even if not touched
+HALF_TIME_BREAK = 15.0        # s of simulated break between the halves (the original's)
+PENALTY_MARK = 1.5            # m from the goal line (kid size)
+GOAL_AREA = (1.0, 3.0)        # m deep, m wide (kid size)
+UPRIGHT = 0.5                 # a robot whose trunk's z axis has less than this z component lies down
+CLEARANCE = 0.4               # m: a re-entry spot this near another robot is taken
+HELD = 0.05                   # m: a set play's ball moved further than this is put back
+EPS = 1e-9                    # s: times are sums of steps; a limit reached within this counts
+
+
+def _other(colour: str) -> str:
+    return "blue" if colour == "red" else "red"
+
+
+def default_poses(number: int) -> tuple[Pose, Pose]:
+    """(half-time starting pose, re-entry pose) for a robot whose team file gives none (tests,
+    tools): in its own half on a line across the field; by the touch line, level with the
+    penalty mark, facing the field."""
+    return (Pose(translation=(-0.5 - 0.75 * (number - 1), 0.0, 0.0), rotation=(0.0, 0.0, 1.0, 0.0)),
+            Pose(translation=(-3.0 + 0.6 * (number - 1), -3.4, 0.0), rotation=(0.0, 0.0, 1.0, math.pi / 2)))
 
 
 @dataclass
 class _Player:
+    colour: str
+    number: int
     session: RobotSession
     info: RobotInfo
+    half_time_pose: Pose
+    reentry_pose: Pose
     penalised_until: float = 0.0
+    down_since: float | None = None
+    alive_at: float | None = None             # referee clock of its last RGrt "alive"
 
 
 class HumanoidReferee:
-    """``HumanoidReferee(rules, sessions, team_numbers, ready_time, set_time, half_time)``;
-    ``sessions`` maps ("red"|"blue", player) to the robot's session, ``team_numbers`` the
-    colours to the teams' GameController numbers. The red team defends x < 0."""
+    """``HumanoidReferee(world, sessions, teams=None, team_numbers=None, ready_time=30, set_time=5,
+    half_time=600, halves=2, break_time=15, set_play_times=(3, 2), in_play_timeout=10,
+    fallen_timeout=20)``; ``sessions`` maps ("red"|"blue", player) to the robot's session,
+    ``teams`` the colours to the team files (for the poses; :func:`default_poses` without),
+    ``team_numbers`` the colours to the GameController's team numbers (red 1, blue 2). The red
+    team starts on the left (defending x < 0).
 
-    def __init__(self, rules: SoccerRules, sessions: dict[tuple[str, int], RobotSession],
-                 team_numbers: dict[str, int] | None = None, ready_time: float = 30.0, set_time: float = 5.0,
-                 half_time: float = 600.0):
-        self.rules = rules
+    State: :attr:`state` (``STATE_*``), :attr:`half` (1, 2), :attr:`left` (the colour playing on
+    the left), :attr:`score`, :attr:`kick_off`, :attr:`played` (game time of the half, s),
+    :attr:`secondary` (``STATE2_*``) with :attr:`set_play_team` and :attr:`phase`,
+    :attr:`last_touch`, :attr:`game_over`."""
+
+    def __init__(self, world: HumanoidWorld, sessions: dict[tuple[str, int], RobotSession],
+                 teams: dict[str, TeamConfig] | None = None, team_numbers: dict[str, int] | None = None,
+                 ready_time: float = 30.0, set_time: float = 5.0, half_time: float = 600.0, halves: int = 2,
+                 break_time: float = HALF_TIME_BREAK, set_play_times: tuple[float, float] = (3.0, 2.0),
+                 in_play_timeout: float = IN_PLAY_TIMEOUT, fallen_timeout: float = FALLEN_TIMEOUT):
+        if halves not in (1, 2):
+            raise ValueError(f"a game has 1 or 2 halves, not {halves}")
+        self.world, self.rules = world, world.rules
         self.numbers = team_numbers or {"red": 1, "blue": 2}
-        self.ready_time, self.set_time, self.half_time = ready_time, set_time, half_time
-        self.players = {key: _Player(s, RobotInfo(goalkeeper=key[1] == 1)) for key, s in sessions.items()}
-        self.state = STATE_INITIAL
+        self.ready_time, self.set_time, self.half_time, self.halves = ready_time, set_time, half_time, halves
+        self.break_time, self.set_play_times = break_time, set_play_times
+        self.in_play_timeout, self.fallen_timeout = in_play_timeout, fallen_timeout
+        self.players: dict[tuple[str, int], _Player] = {}
+        for (colour, number), session in sessions.items():
+            poses = default_poses(number)
+            if teams is not None and number in teams[colour].players:
+                config = teams[colour].players[number]
+                poses = (config.half_time_starting_pose, config.reentry_starting_pose)
+            self.players[(colour, number)] = _Player(colour, number, session, RobotInfo(goalkeeper=number == 1),
+                                                     *poses)
+        self._by_rid = {p.session.rid: p for p in self.players.values()}
+        self.state, self.half, self.left = STATE_INITIAL, 1, "red"
         self.score = {"red": 0, "blue": 0}
-        self.kick_off = "red"
-        self.clock = 0.0               # seconds since start
+        self.kick_off = self.first_kick_off = "red"
+        self.secondary, self.set_play_team, self.phase = STATE2_NORMAL, "red", 0
+        self._spot: tuple[float, float] | None = None    # where a set play's ball waits
+        self.last_touch: str | None = None
+        self.clock = 0.0               # seconds since the referee began
         self.played = 0.0              # game time of the half
         self._since = 0.0              # when the state began
+        self._phase_since = 0.0        # when the set play's phase began
         self.changed = True            # the packet changed since it was last taken
+
+    # ------------------------------------------------------------------------------- flow
+    @property
+    def game_over(self) -> bool:
+        """The last half is finished."""
+        return self.state == STATE_FINISHED and self.half == self.halves
 
     def start(self) -> None:
         """Leave ``initial``: the robots get ``ready``."""
         if self.state == STATE_INITIAL:
+            self._kick_off_position()
             self._set(STATE_READY)
 
     def _set(self, state: int) -> None:
         self.state, self._since, self.changed = state, self.clock, True
 
-    def penalise(self, colour: str, player: int, seconds: float = PENALTY_REMOVAL) -> None:
-        """Penalise a robot for ``seconds``: its motors stop until then. KeyError for no such robot."""
-        p = self.players[(colour, player)]
-        p.info.penalty, p.penalised_until = PENALTY_CODE, self.clock + seconds
-        p.info.secs_till_unpenalised = int(seconds)
-        self._stop_motors(p.session)
-        self.changed = True
+    def _end_set_play(self) -> None:
+        self.secondary, self.phase, self._spot, self.changed = STATE2_NORMAL, 0, None, True
 
-    @staticmethod
-    def _stop_motors(session: RobotSession) -> None:
-        """Hold every joint where it is and ignore the robot's motor commands."""
-        for motor in session.model.motors:
-            session.world.set_position(session.rid, motor.name, session.world.position(session.rid, motor.name))
-        session.motors_on = False
+    def _kick_off_position(self) -> None:
+        self._end_set_play()
+        self._spot = (0.0, 0.0)
+        self.world.place_ball((0.0, 0.0, self.rules.ball_radius))
+
+    def step(self, dt: float) -> None:
+        """One basic step of ``dt`` s, after the world's step."""
+        self.clock += dt
+        self._penalties()
+        touched = {self._by_rid[rid].colour for rid in self.world.ball_touchers() if rid in self._by_rid}
+        if len(touched) == 1:
+            self.last_touch = next(iter(touched))
+        since = self.clock - self._since
+        if self.state == STATE_FINISHED:
+            if self.half < self.halves and since >= self.break_time - EPS:
+                self._second_half()
+            return
+        if self.state in (STATE_READY, STATE_SET):
+            self._hold_ball()
+            if self.state == STATE_READY and since >= self.ready_time - EPS:
+                self._set(STATE_SET)
+            elif self.state == STATE_SET and since >= self.set_time - EPS:
+                self._spot = None
+                self._set(STATE_PLAYING)
+            return
+        if self.state != STATE_PLAYING:
+            return
+        self.played += dt
+        self._fallen()
+        if self.secondary != STATE2_NORMAL and self._set_play(touched):
+            return
+        self._ball_out()
+        if self.state == STATE_PLAYING and self.played >= self.half_time - EPS:
+            self._end_set_play()
+            self._set(STATE_FINISHED)
+
+    def _second_half(self) -> None:
+        self.half, self.played, self.left = 2, 0.0, _other(self.left)
+        self.kick_off = _other(self.first_kick_off)
+        for p in self.players.values():
+            if not p.info.penalty and not p.info.red_cards:
+                x, y, yaw = self._field_pose(p, p.half_time_pose)
+                self.world.place_robot(p.session.rid, x, y, yaw)
+                self.world.rest_joints(p.session.rid)
+                p.down_since = None
+        self._kick_off_position()
+        self._set(STATE_READY)
+
+    def _hold_ball(self) -> None:
+        """Keep a waiting ball on its spot (the kick-off's, a set play's)."""
+        if self._spot is None:
+            return
+        ball = self.world.ball()[0]
+        if math.hypot(ball[0] - self._spot[0], ball[1] - self._spot[1]) > HELD:
+            self.world.place_ball((*self._spot, self.rules.ball_radius))
+
+    # ------------------------------------------------------------------------------- the ball
+    def _ball_out(self) -> None:
+        """A goal, or the ball wholly over a line: the kick-off or set play that follows."""
+        r, rules = self.rules.ball_radius, self.rules
+        x, y, z = self.world.ball()[0]
+        half_l, half_w = rules.field_length / 2, rules.field_width / 2
+        if abs(x) > half_l + r:
+            side = 1 if x > 0 else -1                            # the goal at +x is the right team's
+            attacker = self.left if side > 0 else _other(self.left)
+            if abs(y) < rules.goal_width / 2 and z < rules.goal_height:
+                self.score[attacker] += 1
+                self.kick_off = _other(attacker)
+                self._kick_off_position()
+                self._set(STATE_READY)
+            elif self.last_touch == _other(attacker):           # the defenders put it out
+                self._award(STATE2_CORNER_KICK, attacker, (side * half_l, math.copysign(half_w, y)))
+            else:
+                depth, width = GOAL_AREA
+                self._award(STATE2_GOAL_KICK, _other(attacker),
+                            (side * (half_l - depth), math.copysign(width / 2, y)))
+        elif abs(y) > half_w + r:
+            taker = _other(self.last_touch) if self.last_touch else (_other(self.left) if x > 0 else self.left)
+            self._award(STATE2_THROW_IN, taker, (min(max(x, -half_l), half_l), math.copysign(half_w, y)))
+
+    def _award(self, kind: int, team: str, spot: tuple[float, float]) -> None:
+        self.secondary, self.set_play_team, self.phase, self._spot = kind, team, 0, spot
+        self._phase_since, self.changed = self.clock, True
+        self.world.place_ball((*spot, self.rules.ball_radius))
+
+    def _set_play(self, touched: set[str]) -> bool:
+        """Advance the set play; True while its ball is held (phases 0 and 1)."""
+        since = self.clock - self._phase_since
+        if self.phase < 2:
+            if since >= self.set_play_times[self.phase] - EPS:
+                self.phase, self._phase_since, self.changed = self.phase + 1, self.clock, True
+                if self.phase == 2:
+                    self._spot = None
+                    return False
+            self._hold_ball()
+            return True
+        if self.set_play_team in touched or since >= self.in_play_timeout - EPS:
+            self._end_set_play()
+        return False
+
+    # ------------------------------------------------------------------------------- robots
+    def _field_pose(self, p: _Player, pose: Pose) -> tuple[float, float, float]:
+        """A pose of the team's own frame on the field now: (x, y, yaw)."""
+        if p.colour != self.left:
+            pose = pose.mirrored()
+        return pose.translation[0], pose.translation[1], pose.yaw
+
+    def _reentry_spot(self, p: _Player) -> tuple[float, float, float]:
+        """The re-entry pose on the side away from the ball, moved along x (towards the team's
+        own goal first) while another robot stands within CLEARANCE."""
+        x, y, yaw = self._field_pose(p, p.reentry_pose)
+        if y * self.world.ball()[0][1] > 0:                       # the ball on that side: mirror
+            y, yaw = -y, -yaw
+        own_goal = -1 if p.colour == self.left else 1
+        others = [self.world.pose(q.session.rid)[0][:2] for q in self.players.values() if q is not p]
+        for k in range(12):
+            dx = own_goal * 0.5 * ((k + 1) // 2) * (1 if k % 2 else -1) if k else 0.0
+            if all(math.hypot(x + dx - ox, y - oy) >= CLEARANCE for ox, oy in others):
+                return x + dx, y, yaw
+        return x, y, yaw
+
+    def _remove(self, p: _Player, x: float, y: float, yaw: float) -> None:
+        self.world.place_robot(p.session.rid, x, y, yaw)
+        self.world.rest_joints(p.session.rid)
+        p.session.motors_on, p.down_since = False, None
+
+    def penalise(self, colour: str, player: int, seconds: float = PENALTY_REMOVAL,
+                 reason: int = HL_PICKUP_OR_INCAPABLE) -> None:
+        """Remove a robot for ``seconds`` with the GameController penalty code ``reason``: it is
+        put at its re-entry spot, joints held, commands ignored. KeyError for no such robot; a
+        robot with a red card stays as it is."""
+        p = self.players[(colour, player)]
+        if p.info.red_cards:
+            return
+        p.info.penalty, p.penalised_until = reason, self.clock + seconds
+        p.info.secs_till_unpenalised = math.ceil(seconds)
+        self._remove(p, *self._reentry_spot(p))
+        self.changed = True
 
     def red_card(self, colour: str, player: int) -> None:
-        """A red card: the robot's sensors and motors stop for the rest of the game."""
+        """A red card: the robot leaves the field for the rest of the game (2 m beyond its
+        re-entry spot), its sensors and motors off. KeyError for no such robot."""
         p = self.players[(colour, player)]
         p.info.red_cards += 1
-        self._stop_motors(p.session)
+        p.info.penalty, p.info.secs_till_unpenalised = 0, 0
+        x, y, yaw = self._reentry_spot(p)
+        self._remove(p, x, y + math.copysign(2.0, y), yaw)
         p.session.sensors_on = False
-        p.penalised_until = float("inf")
+        p.penalised_until = math.inf
         self.changed = True
 
-    def step(self, dt: float, ball: tuple[float, float, float]) -> None:
-        """One basic step of ``dt`` s after which the ball is at ``ball`` (x, y, z)."""
-        self.clock += dt
+    def _penalties(self) -> None:
+        """Penalties that end come back at their re-entry spot; the seconds left count down."""
         for p in self.players.values():
-            if p.info.penalty and self.clock >= p.penalised_until:
+            if not p.info.penalty:
+                continue
+            if self.clock >= p.penalised_until - EPS:
                 p.info.penalty, p.info.secs_till_unpenalised = 0, 0
-                p.session.motors_on = True
-                self.changed = True
-            elif p.info.penalty and p.penalised_until != float("inf"):
-                left = int(p.penalised_until - self.clock + 0.999)
+                x, y, yaw = self._reentry_spot(p)
+                self.world.place_robot(p.session.rid, x, y, yaw)
+                p.session.motors_on, self.changed = True, True
+            else:
+                left = math.ceil(p.penalised_until - self.clock - 1e-9)
                 self.changed |= left != p.info.secs_till_unpenalised
                 p.info.secs_till_unpenalised = left
-        since = self.clock - self._since
-        if self.state == STATE_READY and since >= self.ready_time:
-            self._set(STATE_SET)
-        elif self.state == STATE_SET and since >= self.set_time:
-            self._set(STATE_PLAYING)
-        elif self.state == STATE_PLAYING:
-            self.played += dt
-            scorer = self._goal(ball)
-            if scorer is not None:
-                self.score[scorer] += 1
-                self.kick_off = "blue" if scorer == "red" else "red"
-                self._set(STATE_READY)
-            elif self.played >= self.half_time:
-                self._set(STATE_FINISHED)
 
-    def _goal(self, ball) -> str | None:
-        """The team that scored: the ball wholly over a goal line between the posts, under the bar."""
-        r, x, y, z = self.rules.ball_radius, *ball
-        if abs(y) < self.rules.goal_width / 2 and z < self.rules.goal_height and abs(x) > self.rules.field_length / 2 + r:
-            return "red" if x > 0 else "blue"
-        return None
+    def _fallen(self) -> None:
+        """A robot lying down for ``fallen_timeout`` s is removed as incapable."""
+        for p in self.players.values():
+            if p.info.penalty or p.info.red_cards:
+                continue
+            if self.world.upright(p.session.rid) >= UPRIGHT:
+                p.down_since = None
+            elif p.down_since is None:
+                p.down_since = self.clock
+            elif self.clock - p.down_since >= self.fallen_timeout - EPS:
+                self.penalise(p.colour, p.number, reason=HL_PICKUP_OR_INCAPABLE)
 
+    # ------------------------------------------------------------------------------- RGrt
+    def robot_message(self, team: int, player: int, message: int) -> tuple[bool, str]:
+        """Act on a robot's ``RGrt`` (team number, player number, message 0-2): "alive" is
+        noted (:meth:`alive`), "manually penalised" (the robot asks to be taken out) removes it
+        for service, "manually unpenalised" is ignored (only the referee lifts a penalty).
+        Returns (whether the game changed, what was done) for the log."""
+        colour = next((c for c, n in self.numbers.items() if n == team), None)
+        p = self.players.get((colour, player)) if colour else None
+        if p is None:
+            return False, f"RGrt from team {team} player {player}: no such robot in this game, ignored"
+        if message == RETURN_ALIVE:
+            p.alive_at = self.clock
+            return False, f"{colour} {player} alive"
+        if message == RETURN_MAN_PENALISE:
+            if not p.info.penalty and not p.info.red_cards:
+                self.penalise(colour, player, reason=HL_SERVICE)
+                return True, f"{colour} {player} asked to be taken out: removed for service"
+            return False, f"{colour} {player} asked to be taken out: already off the field"
+        return False, f"{colour} {player} asked to be unpenalised: ignored, only the referee lifts a penalty"
+
+    def alive(self, colour: str, within: float = 5.0) -> int:
+        """How many robots of ``colour`` said "alive" in the last ``within`` s."""
+        return sum(1 for p in self.players.values()
+                   if p.colour == colour and p.alive_at is not None and self.clock - p.alive_at <= within)
+
+    # ------------------------------------------------------------------------------- RGme
     def game_data(self, packet_number: int) -> GameData:
         """The ``RGme`` packet of the game now."""
         teams = []
@@ -135,8 +377,15 @@ class HumanoidReferee:
                 if c == colour and 1 <= n <= len(team.players):
                     team.players[n - 1] = p.info
             teams.append(team)
+        info, secondary_time = b"\0\0\0\0", 0
+        if self.secondary != STATE2_NORMAL:
+            info = bytes([self.numbers[self.set_play_team], self.phase, 0, 0])
+            limit = self.set_play_times[self.phase] if self.phase < 2 else self.in_play_timeout
+            secondary_time = max(0, math.ceil(limit - (self.clock - self._phase_since)))
         self.changed = False
         return GameData((teams[0], teams[1]), packet_number=packet_number,
                         players_per_team=max(n for _, n in self.players) if self.players else 0,
-                        state=self.state, first_half=True, kick_off_team=self.numbers[self.kick_off],
-                        secs_remaining=max(0, int(self.half_time - self.played)))
+                        state=self.state, first_half=self.half == 1, kick_off_team=self.numbers[self.kick_off],
+                        secondary_state=self.secondary, secondary_state_info=info,
+                        secs_remaining=max(0, math.ceil(self.half_time - self.played - 1e-9)),
+                        secondary_time=secondary_time)

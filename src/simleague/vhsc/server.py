@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..soccer.cameras import CameraError, Cameras
 from ..wire.framing import FrameDecoder, FrameError, encode
 from . import messages as M
-from .gamecontroller import STATE_FINISHED, ReturnData
+from .gamecontroller import RETURN_ALIVE, ReturnData
 from .robot import BASIC_STEP_MS, RobotSession
 
 log = logging.getLogger("simleague.vhsc")
@@ -38,6 +38,7 @@ TEAM_QUOTA = 350e6                 # bytes per second per team
 MAX_REQUEST_FRAME = 1 << 20        # bytes of one ActuatorRequests
 MAX_QUEUED = 16                    # requests kept per robot between two steps
 SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per robot connection
+MAX_RETURN_LINES = 10              # log lines a second about RGrt packets
 
 
 @dataclass
@@ -58,20 +59,46 @@ class _Robot:
 
 
 class _Returns(asyncio.DatagramProtocol):
-    """The robots' ``RGrt`` packets: kept when valid, logged when not."""
+    """The robots' ``RGrt`` packets: a valid one from an address allowed for its team goes to
+    the referee (:meth:`~simleague.vhsc.referee.HumanoidReferee.robot_message`) and is kept in
+    :attr:`VhscServer.returns`, and what changed the game is logged; anything else is logged
+    at most ``MAX_RETURN_LINES`` lines a second (a flooding robot cannot flood the log)."""
 
     def __init__(self, server: VhscServer):
         self.server = server
+        self.second, self.lines, self.suppressed = 0, 0, 0
+
+    def _log(self, level: int, text: str) -> None:
+        second = int(time.monotonic())
+        if second != self.second:
+            if self.suppressed:
+                log.warning("GameController returns: %d more lines left out", self.suppressed)
+            self.second, self.lines, self.suppressed = second, 0, 0
+        if self.lines < MAX_RETURN_LINES:
+            self.lines += 1
+            log.log(level, "%s", text)
+        else:
+            self.suppressed += 1
 
     def datagram_received(self, data: bytes, addr) -> None:
-        """Keep a valid ``RGrt`` (at most 10,000); log anything else (the first 64 bytes read)."""
+        """Decode (the first 64 bytes read), check the sender, act."""
         try:
             packet = ReturnData.decode(data[:64])
         except ValueError as e:
-            log.warning("GameController return from %s:%d ignored: %s", addr[0], addr[1], e)
+            self._log(logging.WARNING, f"GameController return from {addr[0]}:{addr[1]} ignored: {e}")
             return
-        if len(self.server.returns) < 10_000:
-            self.server.returns.append(packet)
+        referee = self.server.referee
+        colour = next((c for c, n in referee.numbers.items() if n == packet.team), None)
+        if colour is not None and addr[0] not in self.server.allowed.get(colour, ()):
+            self._log(logging.WARNING, f"GameController return for {colour} {packet.player} from {addr[0]}, "
+                                       f"not an address of that team: ignored")
+            return
+        self.server.returns.append(packet)
+        changed, done = referee.robot_message(packet.team, packet.player, packet.message)
+        if changed:
+            log.info("%s", done)
+        elif packet.message != RETURN_ALIVE:
+            self._log(logging.INFO, done)
 
 
 class VhscServer:
@@ -103,7 +130,7 @@ class VhscServer:
         self.game_controller = game_controller          # (host, RGme port, RGrt port)
         self._gc_send = self._gc_receive = None
         self._gc_packets, self._gc_sent_at = 0, -1.0
-        self.returns: list = []                          # RGrt packets received
+        self.returns: deque = deque(maxlen=1000)         # the last RGrt packets taken
         self.on_step = None                              # called with the step count after each step
         self.step = 0
         self._stop = asyncio.Event()
@@ -223,7 +250,7 @@ class VhscServer:
                 robot.queued.clear()
             self.world.step()
             if self.referee is not None:
-                self.referee.step(BASIC_STEP_MS / 1000, tuple(self.world.ball()[0]))
+                self.referee.step(BASIC_STEP_MS / 1000)
                 self._game_controller()
             now_ms = int(time.time() * 1000)
             for robot in self.robots.values():
@@ -232,7 +259,7 @@ class VhscServer:
             self.step += 1
             if self.on_step is not None:
                 self.on_step(self.step)
-            if self.referee is not None and self.referee.state == STATE_FINISHED:
+            if self.referee is not None and self.referee.game_over:
                 break                                   # the game is over
             if self.realtime:
                 await asyncio.sleep(max(0.0, BASIC_STEP_MS / 1000 - (time.monotonic() - started)))
