@@ -118,3 +118,39 @@ def test_a_humanoid_game_shows_in_the_viewer_with_red_and_blue_teams(cli, page, 
         assert max(abs(c - w) for c, w in zip(p, rgb(colour))) < 0.08, (side, p)
     assert page.locator("#score").inner_text() == "Reds 0 : 0 Blues"
     assert page.locator("#play-mode").inner_text() in ("ready", "set", "playing")
+
+
+def test_a_humanoid_match_log_replays_with_the_ends_changed_at_half_time(cli, page, tmp_path):
+    pose = {"translation": [-3.0, -3.4, 0.4], "rotation": [0, 0, 1, 1.57]}
+    files = []
+    for name in ("Reds", "Blues"):
+        player = {"proto": "kid", "halfTimeStartingPose": {"translation": [-1.5, 1.0, 0.4], "rotation": [0, 0, 1, 0]},
+                  "reentryStartingPose": pose, "shootoutStartingPose": pose}
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"name": name, "players": {"1": player}}))
+        files.append(path)
+    log = tmp_path / "game.jsonl.gz"
+    done = subprocess.run([sys.executable, "-m", "simleague", "vhsc", "match", "--red", str(files[0]), "--blue",
+                           str(files[1]), "--fast", "--ready-time", "1", "--half-time", "1", "--log", str(log),
+                           "--red-base", str(free_port() - 1), "--blue-base", str(free_port() - 1),
+                           "--gc-port", str(free_port()), "--gc-return-port", str(free_port())],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    _, frames, _ = read_log(log, "vhsc")
+    second = next(i for i, f in enumerate(frames) if f["half"] == 2)
+    assert frames[0]["teams"] == ["Reds", "Blues"] and frames[second]["teams"] == ["Blues", "Reds"]
+    replay = cli("vhsc", "replay", log, "--web", 0)
+    page.goto(replay.url())
+    page.wait_for_function("window.simleague.frame !== undefined")
+    page.evaluate("i => { const s = document.getElementById('seek'); s.value = i; "
+                  "s.dispatchEvent(new Event('input')); }", second)
+    page.wait_for_function("window.simleague.frame.half === 2")
+    robots = {r["side"]: r for r in page.evaluate("window.simleague.drawn")}
+    assert robots["left"]["x"] == pytest.approx(-1.5, abs=0.05)             # blue now on the left
+    assert robots["right"]["x"] == pytest.approx(1.5, abs=0.05)             # red, mirrored, on the right
+    pixels = canvas_pixels(page)
+    for side, colour in (("left", "#1f5fd1"), ("right", "#d62728")):      # blue left, red right
+        r = robots[side]
+        p = pixels[int(round(r["py"] - 0.75 * r["radius"])), int(round(r["px"]))]
+        assert max(abs(c - w) for c, w in zip(p, rgb(colour))) < 0.08, (side, p)
+    assert page.locator("#score").inner_text() == "Blues 0 : 0 Reds"

@@ -63,7 +63,7 @@ def test_a_match_of_sample_players_in_local_processes(tmp_path):
     done = match("--red", red, "--blue", blue, "--fast", "--seconds", 4, "--red-base", red_base,
                  "--blue-base", blue_base)
     assert done.returncode == 0, done.stderr
-    assert re.fullmatch(r"red 0 : 0 blue \(ready\); red 2/2 connected, blue 1/1; 4\.0 s simulated in [\d.]+ s "
+    assert re.fullmatch(r"red 0 : 0 blue \(ready, half 1\); red 2/2 connected, blue 1/1; 4\.0 s simulated in [\d.]+ s "
                         r"\(real-time factor [\d.]+\)\n", done.stdout), done.stdout
     assert sorted(out.read_text().split("\n")[:2]) == [f"red 1 127.0.0.1:{red_base + 1}",
                                                       f"red 2 127.0.0.1:{red_base + 2}"]
@@ -79,6 +79,9 @@ def test_broken_team_files_and_unknown_models_are_one_line_errors(tmp_path):
     odd.write_text(good.read_text().replace('"kid"', '"robotZ"'))
     done = match("--red", good, "--blue", odd, "--fast", "--seconds", 1)
     assert done.returncode == 2 and "no model 'robotZ'" in done.stderr and "Traceback" not in done.stderr
+    done = match("--red", good, "--blue", good, "--log", tmp_path / "no" / "such" / "game.jsonl")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'no' / 'such' / 'game.jsonl'}: No such file or directory" in done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +106,18 @@ def test_a_docker_launched_player_connects_with_its_environment(tmp_path, player
     assert left.stdout.strip() == ""                               # no container left behind
 
 
-def test_a_match_ends_when_the_referee_ends_the_half(tmp_path):
+def test_a_match_ends_when_the_referee_ends_the_game(tmp_path):
     red, blue = team(tmp_path, "Reds", 1), team(tmp_path, "Blues", 1)
+    done = match("--red", red, "--blue", blue, "--fast", "--seconds", 100, "--ready-time", 1, "--half-time", 2,
+                 "--halves", 1, "--red-base", free_base(), "--blue-base", free_base())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("red 0 : 0 blue (game over); red 1/1 connected, blue 1/1; 8.0 s simulated"), \
+        done.stdout
+    # two halves: 1 s ready, 5 s set, 2 s play, 15 s break, again 1 + 5 + 2 s
     done = match("--red", red, "--blue", blue, "--fast", "--seconds", 100, "--ready-time", 1, "--half-time", 2,
                  "--red-base", free_base(), "--blue-base", free_base())
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("red 0 : 0 blue (finished); red 1/1 connected, blue 1/1; 8.0 s simulated"), done.stdout
+    assert done.stdout.startswith("red 0 : 0 blue (game over); red 1/1 connected, blue 1/1; 31.0 s simulated"), \
+        done.stdout
+    done = match("--red", red, "--blue", blue, "--halves", 3)
+    assert done.returncode == 2 and "--halves must be 1 or 2, not 3" in done.stderr

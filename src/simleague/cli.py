@@ -622,6 +622,7 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
                realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least."),
                gc_port: int = typer.Option(3838, help="UDP port the GameController packets (RGme) go to."),
                gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to."),
+               log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
                web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
     """Run the simulator alone, for teams that start their own robot software; the game starts
     at once (ready, set, playing)."""
@@ -630,7 +631,7 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     from .vhsc.referee import HumanoidReferee
     from .vhsc.server import VhscServer
     from .vhsc.setup import build
-    from .vhsc.web import LiveView
+    from .vhsc.web import GameView
 
     red_team, blue_team = _teams(red, blue, league)
     try:
@@ -638,14 +639,19 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     except ModelError as exc:
         _fail(str(exc))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    referee = HumanoidReferee(match.world.rules, match.sessions)
+    referee = HumanoidReferee(match.world, match.sessions, match.teams)
     referee.start()
     server = VhscServer(match.world, match.sessions, {"red": set(allow), "blue": set(allow)}, host,
                         red_base, blue_base, realtime, referee=referee,
                         game_controller=("127.0.0.1", gc_port, gc_return_port))
     viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
-    if viewer is not None:
-        server.on_step = LiveView(match, referee, viewer).step
+    view = None
+    if viewer is not None or log is not None:
+        try:
+            view = GameView(match, referee, viewer, log)
+        except OSError as exc:
+            _fail(f"cannot write the log {log}: {exc.strerror}")
+        server.on_step = view.step
 
     def banner():
         return (f"humanoid soccer simulator: red on ports {red_base}+N, blue on {blue_base}+N "
@@ -657,6 +663,9 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
         _fail(f"cannot serve on {host}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         pass
+    finally:
+        if view is not None:
+            view.close()
 
 
 @vhsc.command("match")
@@ -667,26 +676,56 @@ def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
                seconds: float = typer.Option(60.0, help="Seconds of simulated time to play."),
                wait: float = typer.Option(30.0, help="Seconds to wait for every player to connect."),
                ready_time: float = typer.Option(30.0, help="Seconds in the ready state before set."),
-               half_time: float = typer.Option(600.0, help="Seconds of play in the half."),
+               half_time: float = typer.Option(600.0, help="Seconds of play in each half."),
+               halves: int = typer.Option(2, help="Halves to play: 1 or 2 (15 s break, teams change ends)."),
                gc_port: int = typer.Option(3838, help="UDP port the GameController packets (RGme) go to."),
                gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to."),
-               red_base: int = typer.Option(10000), blue_base: int = typer.Option(10020)):
-    """Start the simulator and every player's software, play a half (or --seconds), report."""
+               red_base: int = typer.Option(10000), blue_base: int = typer.Option(10020),
+               log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
+               web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
+    """Start the simulator and every player's software, play the game (or --seconds), report."""
     from .soccer.models import ModelError
+    from .viewer.server import ViewerOptions, WebViewer
     from .vhsc.launch import LaunchError
     from .vhsc.match import play
 
+    if halves not in (1, 2):
+        _fail(f"--halves must be 1 or 2, not {halves}")
     red_team, blue_team = _teams(red, blue, league)
+    viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
     try:
         report = asyncio.run(play(red_team, blue_team, launcher, image, list(models or []), realtime, seconds,
                                   red_base=red_base, blue_base=blue_base, wait=wait,
                                   game_controller=(gc_port, gc_return_port), ready_time=ready_time,
-                                  half_time=half_time))
+                                  half_time=half_time, halves=halves, viewer=viewer, run_log=log,
+                                  ready=lambda url: err.print(f"web viewer at {url}")))
     except (ModelError, LaunchError) as exc:
         _fail(str(exc))
     except OSError as exc:
-        _fail(f"cannot serve: {exc.strerror or exc}")
+        _fail(f"cannot serve or write: {exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
     print(report.line())
+
+
+@vhsc.command("replay")
+def vhsc_replay(log: Path = typer.Argument(..., help="A run log (vhsc match or serve --log FILE)."),
+                web: int = typer.Option(8080, "--web", help="TCP port of the web viewer (0: any free port)."),
+                web_host: str = WebHostOpt):
+    """Play a logged humanoid game in the web viewer."""
+    from .simspark.web import ReplayError, serve_replay
+    from .viewer.server import ViewerOptions
+    from .vhsc.web import LOG_FORMAT
+
+    def ready(viewer):
+        err.print(f"web viewer at {viewer.url}")
+
+    try:
+        asyncio.run(serve_replay(log, ViewerOptions(web_host, web, page="soccer.html"), ready, LOG_FORMAT))
+    except ReplayError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
 
 
 @vhsc.command("player")

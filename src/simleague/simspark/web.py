@@ -82,15 +82,17 @@ class LiveView:
             self.viewer.publish("frame", json.dumps(frame(self.game), separators=(",", ":")))
 
 
-def load_replay(log: str | Path) -> tuple[dict, dict]:
-    """A run log -> (scene, replay) messages. Raises :class:`ReplayError`."""
+def load_replay(log: str | Path, fmt: str = LOG_FORMAT) -> tuple[dict, dict]:
+    """A run log of format ``fmt`` (a SimSpark game's, or a humanoid game's:
+    :mod:`simleague.vhsc.web`) -> (scene, replay) messages; the header's ``colours``, if any, go
+    into the scene. Raises :class:`ReplayError`."""
     try:
-        header, cycles, _ = read_log(log, LOG_FORMAT)
+        header, cycles, _ = read_log(log, fmt)
         rules = SoccerRules(**header["rules"])
     except LogError as exc:
         raise ReplayError(str(exc)) from None
     except (KeyError, TypeError, ValueError):
-        raise ReplayError(f"{log}: the header has no valid rules (not a SimSpark run log?)") from None
+        raise ReplayError(f"{log}: the header has no valid rules (not a soccer run log?)") from None
     frames = []
     for n, record in enumerate(cycles, 2):
         if not isinstance(record.get("ball"), list) or not isinstance(record.get("robots"), list):
@@ -98,11 +100,15 @@ def load_replay(log: str | Path) -> tuple[dict, dict]:
         frames.append({**{k: v for k, v in record.items() if k != "kind"}, "type": "frame"})
     if not frames:
         raise ReplayError(f"{log}: no frames recorded")
-    return scene(rules, "replay"), {"type": "replay", "frames": frames}
+    scene_message = scene(rules, "replay")
+    if isinstance(header.get("colours"), dict):
+        scene_message["colours"] = header["colours"]
+    return scene_message, {"type": "replay", "frames": frames}
 
 
-async def serve_replay(log: str | Path, options: ViewerOptions, ready=None) -> None:
-    """Serve the page playing ``log`` until cancelled; ``ready(viewer)`` is called once listening.
-    Raises :class:`ReplayError` for a bad log, OSError when the port cannot be bound."""
-    scene_message, replay = load_replay(log)
+async def serve_replay(log: str | Path, options: ViewerOptions, ready=None, fmt: str = LOG_FORMAT) -> None:
+    """Serve the page playing ``log`` (format ``fmt``) until cancelled; ``ready(viewer)`` is
+    called once listening. Raises :class:`ReplayError` for a bad log, OSError when the port
+    cannot be bound."""
+    scene_message, replay = load_replay(log, fmt)
     await serve_messages([("scene", scene_message), ("replay", replay)], options, ready)

@@ -8,15 +8,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..viewer.server import WebViewer
 from .config import TeamConfig
 from .gamecontroller import GAME_PORT, RETURN_PORT, STATES
 from .launch import LaunchError, container_name, environment, start
 from .referee import HumanoidReferee
 from .server import VhscServer
 from .setup import build
+from .web import GameView
 
 log = logging.getLogger("simleague.vhsc")
 
@@ -24,7 +27,8 @@ log = logging.getLogger("simleague.vhsc")
 @dataclass(frozen=True)
 class MatchReport:
     """How the match went: robots whose software connected (at least once), steps of 8 ms
-    simulated, wall time."""
+    simulated, wall time, the score and where the game stood (``game over``, or the referee's
+    state and half when the match was cut short by its time limit)."""
 
     connected: dict[str, int]
     players: dict[str, int]
@@ -46,20 +50,33 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
                models: list[Path] | None = None, realtime: bool = True, seconds: float = 60.0,
                host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020,
                wait: float = 30.0, game_controller: tuple[int, int] = (GAME_PORT, RETURN_PORT),
-               ready_time: float = 30.0, half_time: float = 600.0) -> MatchReport:
-    """Play until the referee ends the half (``ready_time`` then 5 s of set, then ``half_time``
-    of play) or ``seconds`` of simulated time passed, once every player's software connected (or
-    its process ended, or ``wait`` s passed); ``RGme`` goes to UDP ``game_controller[0]`` on
-    ``host``, ``RGrt`` is read on ``game_controller[1]``. Raises :class:`~simleague.vhsc.launch.LaunchError`,
-    :class:`~simleague.soccer.models.ModelError`, OSError (a port taken)."""
+               ready_time: float = 30.0, half_time: float = 600.0, halves: int = 2,
+               viewer: WebViewer | None = None, run_log: Path | None = None,
+               ready: Callable[[str], None] | None = None) -> MatchReport:
+    """Play until the referee ends the game (each half: ``ready_time`` then 5 s of set, then
+    ``half_time`` of play; ``halves`` of them with a 15 s break) or ``seconds`` of simulated
+    time passed, once every player's software connected (or its process ended, or ``wait`` s
+    passed); ``RGme`` goes to UDP ``game_controller[0]`` on ``host``, ``RGrt`` is read on
+    ``game_controller[1]``. With ``viewer`` the game is shown live (``ready(url)`` is called once
+    it listens), with ``run_log`` written to that run log. Raises
+    :class:`~simleague.vhsc.launch.LaunchError`, :class:`~simleague.soccer.models.ModelError`,
+    OSError (a port taken, a log that cannot be written)."""
     match = build(red, blue, models)
     allowed = {"red": {host}, "blue": {host}}
-    referee = HumanoidReferee(match.world.rules, match.sessions, ready_time=ready_time, half_time=half_time)
+    referee = HumanoidReferee(match.world, match.sessions, match.teams, ready_time=ready_time,
+                              half_time=half_time, halves=halves)
     server = VhscServer(match.world, match.sessions, allowed, host, red_base, blue_base, realtime,
                         referee=referee, game_controller=(host, *game_controller))
+    view = GameView(match, referee, viewer, run_log) if viewer is not None or run_log is not None else None
+    if view is not None:
+        server.on_step = view.step
     await server.start()
     processes, containers = [], []
     try:
+        if viewer is not None:
+            await viewer.start()
+            if ready is not None:
+                ready(viewer.url)
         for (colour, number), port in server.ports.items():
             player = match.teams[colour].players[number]
             env = environment(host, port, number, colour)
@@ -97,9 +114,14 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
                                                           stderr=asyncio.subprocess.DEVNULL)
             await remove.wait()
         await server.close()
+        if viewer is not None:
+            await viewer.close()
+        if view is not None:
+            view.close()
     connected = {c: sum(r.connections > 0 for (t, _), r in server.robots.items() if t == c) for c in ("red", "blue")}
     players = {c: len(match.teams[c].players) for c in ("red", "blue")}
-    return MatchReport(connected, players, server.step, elapsed, dict(referee.score), STATES[referee.state])
+    state = "game over" if referee.game_over else f"{STATES[referee.state]}, half {referee.half}"
+    return MatchReport(connected, players, server.step, elapsed, dict(referee.score), state)
 
 
 __all__ = ["LaunchError", "MatchReport", "play"]

@@ -47,6 +47,7 @@ function drawField(v) {
 
 function drawFrame(fr) {
   if (!state.field) return;
+  if (fr.colours) Object.assign(COLOURS, fr.colours);   // the humanoid teams change ends at half time
   const v = view(), s = v.scale;
   drawField(v);
   const drawn = [];
