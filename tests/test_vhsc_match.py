@@ -6,9 +6,12 @@ import re
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from busybox import busybox_image
+
+from simleague.vhsc.client import RobotClient
 
 
 def free_base() -> int:
@@ -121,3 +124,47 @@ def test_a_match_ends_when_the_referee_ends_the_game(tmp_path):
         done.stdout
     done = match("--red", red, "--blue", blue, "--halves", 3)
     assert done.returncode == 2 and "--halves must be 1 or 2, not 3" in done.stderr
+
+
+def test_serve_a_red_team_of_four_on_the_default_ports(tmp_path):
+    """The issue's first done-when: a client on port 10001 gets Welcome, enables the head camera
+    and two joint position sensors and gets them at the requested rates; a client from an address
+    not on the allow-list gets Refused."""
+    busy = [p for p in (*range(10001, 10005), 10021) if not _free(p)]
+    assert not busy, f"ports {busy} are taken on this machine: the test needs the default ports"
+    red, blue = team(tmp_path, "Reds", 4), team(tmp_path, "Blues", 1)
+    server = subprocess.Popen([sys.executable, "-m", "simleague", "vhsc", "serve", "--red", str(red), "--blue",
+                               str(blue), "--gc-port", str(free_udp()), "--gc-return-port", str(free_udp())],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:                       # blue 1's port opens last
+            try:
+                socket.create_connection(("127.0.0.1", 10021), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None, "the server ended"
+                time.sleep(0.2)
+        with RobotClient("127.0.0.1:10001") as robot:
+            robot.send(RobotClient.requests(time_steps={"camera": 16, "head_yaw_sensor": 8,
+                                                        "left_knee_sensor": 32}))
+            seen = {"camera": [], "head_yaw_sensor": [], "left_knee_sensor": []}
+            while len(seen["left_knee_sensor"]) < 4:
+                m = robot.receive()
+                for image in m.cameras:
+                    assert (image.width, image.height, len(image.image)) == (320, 240, 320 * 240 * 3)
+                    seen[image.name].append(m.time)
+                for sensor in m.position_sensors:
+                    seen[sensor.name].append(m.time)
+        for name, period in (("camera", 16), ("head_yaw_sensor", 8), ("left_knee_sensor", 32)):
+            times = seen[name]
+            assert {b - a for a, b in zip(times, times[1:])} == {period}, (name, times)
+        stranger = socket.socket()
+        stranger.bind(("127.0.0.2", 0))                          # not on the allow-list (127.0.0.1)
+        stranger.settimeout(10)
+        stranger.connect(("127.0.0.1", 10002))
+        assert stranger.recv(8) == b"Refused\0"
+        stranger.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
