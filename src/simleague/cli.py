@@ -557,6 +557,14 @@ def simspark_replay(log: Path = typer.Argument(..., help="A run log (serve or ma
                     web: int = typer.Option(8080, help="TCP port of the web viewer (0: any free port)."),
                     web_host: str = WebHostOpt):
     """Show a recorded game in the web viewer until interrupted."""
+    from .simspark.web import LOG_FORMAT
+
+    _soccer_replay(log, web, web_host, LOG_FORMAT)
+
+
+def _soccer_replay(log: Path, web: int, web_host: str, fmt: str) -> None:
+    """Serve a soccer run log of format ``fmt`` (SimSpark's or the humanoid API's) in the web
+    viewer until interrupted; a bad log or a port that cannot be bound is a one-line error."""
     from .simspark.web import ReplayError, serve_replay
     from .viewer.server import ViewerOptions
 
@@ -564,7 +572,7 @@ def simspark_replay(log: Path = typer.Argument(..., help="A run log (serve or ma
         err.print(f"web viewer at {viewer.url}")
 
     try:
-        asyncio.run(serve_replay(log, ViewerOptions(web_host, web, page="soccer.html"), ready))
+        asyncio.run(serve_replay(log, ViewerOptions(web_host, web, page="soccer.html"), ready, fmt))
     except ReplayError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -710,22 +718,10 @@ def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
 def vhsc_replay(log: Path = typer.Argument(..., help="A run log (vhsc match or serve --log FILE)."),
                 web: int = typer.Option(8080, "--web", help="TCP port of the web viewer (0: any free port)."),
                 web_host: str = WebHostOpt):
-    """Play a logged humanoid game in the web viewer."""
-    from .simspark.web import ReplayError, serve_replay
-    from .viewer.server import ViewerOptions
+    """Play a logged humanoid game in the web viewer until interrupted."""
     from .vhsc.web import LOG_FORMAT
 
-    def ready(viewer):
-        err.print(f"web viewer at {viewer.url}")
-
-    try:
-        asyncio.run(serve_replay(log, ViewerOptions(web_host, web, page="soccer.html"), ready, LOG_FORMAT))
-    except ReplayError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
-    except KeyboardInterrupt:
-        pass
+    _soccer_replay(log, web, web_host, LOG_FORMAT)
 
 
 @vhsc.command("player")
