@@ -192,13 +192,14 @@ class HumanoidReferee:
         if self.state != STATE_PLAYING:
             return
         self.played += dt
+        if self.played >= self.half_time - EPS:
+            self._end_set_play()
+            self._set(STATE_FINISHED)
+            return
         self._fallen()
         if self.secondary != STATE2_NORMAL and self._set_play(touched):
             return
         self._ball_out()
-        if self.state == STATE_PLAYING and self.played >= self.half_time - EPS:
-            self._end_set_play()
-            self._set(STATE_FINISHED)
 
     def _second_half(self) -> None:
         self.half, self.played, self.left = 2, 0.0, _other(self.left)
