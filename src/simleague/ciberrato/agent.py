@@ -59,6 +59,9 @@ from .types import Action, Observation
 RES = 0.25                      # map cell, u_m
 HALF = 29.0                     # the map covers [-HALF, HALF]^2 around the start (labs are <= 28 wide)
 N = int(2 * HALF / RES)
+PATCH = round(3.0 / RES)        # cells each side of an IR sensor's cone window (3 u_m)
+BODY = round(0.25 / RES)        # cells each side of the robot's cell that its body frees
+TRIED = round(0.75 / RES)       # cells each side of an exploration goal marked tried once reached
 MAX_POWER = 0.15
 IR_ANGLES = (0.0, math.radians(60), math.radians(-60), math.pi)   # rules figure 2
 IR_HALF_APERTURE = math.radians(30)
@@ -194,8 +197,8 @@ class Brain:
         self.off_trail = 0                  # cycles left planning on the map instead (stuck on the trail)
         self.explore_target: int | None = None
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
-        yy, xx = np.mgrid[-12:13, -12:13]
-        self._patch = (xx * RES, yy * RES)      # offsets of a 6.25 x 6.25 u_m window, for the IR cones
+        yy, xx = np.mgrid[-PATCH:PATCH + 1, -PATCH:PATCH + 1]
+        self._patch = (xx * RES, yy * RES)      # offsets of the IR cones' window (6.25 u_m a side)
 
     # -- estimation ---------------------------------------------------------------------------
 
@@ -231,7 +234,7 @@ class Brain:
             error = _wrap(math.radians(obs.compass) - then[2])
             self.th = _wrap(self.th + 0.15 * error)
         r0, c0 = self._cell(self.x, self.y)
-        body = self.logodds[r0 - 1:r0 + 2, c0 - 1:c0 + 2]          # the robot stands here: free
+        body = self.logodds[max(0, r0 - BODY):r0 + BODY + 1, max(0, c0 - BODY):c0 + BODY + 1]   # free: it is here
         body[...] = np.maximum(-LIMIT, body + 2 * MISS)
         for sid, value in obs.ir.items():
             self._sense_obstacle(IR_ANGLES[sid], value)
@@ -275,7 +278,7 @@ class Brain:
         off = np.abs((np.arctan2(ry, rx) - a + np.pi) % (2 * np.pi) - np.pi)
         free = (dist < min(d, IR_RANGE) - 0.2) & (off < IR_HALF_APERTURE)
         rows, cols = np.nonzero(free)
-        rows, cols = rows + r0 - 12, cols + c0 - 12
+        rows, cols = rows + r0 - PATCH, cols + c0 - PATCH
         ok = (rows >= 0) & (rows < N) & (cols >= 0) & (cols < N)
         cells = self.logodds[rows[ok], cols[ok]]
         self.logodds[rows[ok], cols[ok]] = np.maximum(-LIMIT, cells + MISS)
@@ -339,7 +342,7 @@ class Brain:
             k = int(1.0 / RES)
             around = (slice(max(0, r0 - k), r0 + k + 1), slice(max(0, c0 - k), c0 + k + 1))
             blocked[around] &= clearance[around] < max(1.0, clearance[r0, c0])
-        blocked[max(0, r0 - 1):r0 + 2, max(0, c0 - 1):c0 + 2] = False
+        blocked[max(0, r0 - BODY):r0 + BODY + 1, max(0, c0 - BODY):c0 + BODY + 1] = False
         unknown = np.abs(logodds) < 0.3
         cost = np.where(clearance <= radius, 8.0, np.where(near, 2.0, np.where(unknown, 1.5, 1.0)))
         return np.where(blocked, 1e3, cost), blocked
@@ -506,9 +509,9 @@ class Brain:
 
     def _path_blocked(self) -> bool:
         """True when the map now has a wall next to the next 2 u_m of the path."""
-        for x, y in self.path[:8]:
+        for x, y in self.path[:round(2.0 / RES)]:
             r, c = self._cell(x, y)
-            if (self.logodds[max(0, r - 1):r + 2, max(0, c - 1):c + 2] > OCCUPIED).any():
+            if (self.logodds[max(0, r - BODY):r + BODY + 1, max(0, c - BODY):c + BODY + 1] > OCCUPIED).any():
                 return True
         return False
 
@@ -524,7 +527,7 @@ class Brain:
         """Head for the farthest point of the path (within :data:`SIGHT`) seen in a straight line."""
         # what lies behind is passed: drop the points before the nearest of the next few (a point
         # missed by more than REACHED otherwise drew the robot back, or had it spin on the spot)
-        ahead = [math.hypot(px - self.x, py - self.y) for px, py in self.path[:14]]
+        ahead = [math.hypot(px - self.x, py - self.y) for px, py in self.path[:round(3.5 / RES)]]
         if ahead:
             del self.path[:ahead.index(min(ahead))]
         while len(self.path) > 1 and math.hypot(self.path[0][0] - self.x, self.path[0][1] - self.y) < REACHED:
@@ -532,7 +535,7 @@ class Brain:
         if not self.path:
             return 0.0, 0.0
         tx, ty = self.path[0]
-        for px, py in self.path[1:14]:
+        for px, py in self.path[1:round(3.5 / RES)]:
             if math.hypot(px - self.x, py - self.y) > SIGHT or not self._clear(self.x, self.y, px, py):
                 break
             tx, ty = px, py
@@ -643,7 +646,7 @@ class Brain:
             self.exhausted.update(b for b in range(self.n_beacons) if self.fresh[b] is None)
         if arrived and self.explore_target is not None:
             r, c = self._cell(*self.path[-1])
-            self.tried[max(0, r - 3):r + 4, max(0, c - 3):c + 4] = True
+            self.tried[max(0, r - TRIED):r + TRIED + 1, max(0, c - TRIED):c + TRIED + 1] = True
         if self.phase == "home" and self.off_trail > 0:
             self.off_trail -= 1
             if self.off_trail == 0:
