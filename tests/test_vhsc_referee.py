@@ -170,6 +170,31 @@ def test_a_set_play_ends_when_the_awarded_team_touches_the_ball():
     assert ref.secondary == STATE2_NORMAL and ref.last_touch == "red"
 
 
+def test_opponents_are_kept_the_free_kick_distance_from_the_ball():
+    ref, world, sessions = referee()
+    ref.start()
+    blue = sessions[("blue", 1)].rid
+    run(ref, world, 1.0 + DT)                                      # set: red kicks off
+    world.place_robot(blue, 0.2, 0.1, 2.0)                         # blue walks into the centre circle
+    run(ref, world, DT)
+    (x, y, _), yaw = world.pose(blue)
+    assert math.hypot(x, y) == pytest.approx(0.8, abs=0.01) and y / x == pytest.approx(0.5, abs=0.01)
+    assert yaw == pytest.approx(2.0, abs=0.01)
+    red = sessions[("red", 2)].rid
+    world.place_robot(red, -0.2, -0.1, 0.0)                        # red may stand there
+    run(ref, world, DT)
+    assert tuple(world.pose(red)[0][:2]) == pytest.approx((-0.2, -0.1), abs=0.01)
+    run(ref, world, 1.0)
+    assert ref.state == STATE_PLAYING
+    ref.last_touch = "blue"
+    kick_ball(ref, world, 2.0, 3.2)                                # throw-in for red at (2, 3)
+    world.place_robot(blue, 2.3, 2.7, 0.0)                         # blue stands next to the spot
+    run(ref, world, DT)
+    (x, y, _), _ = world.pose(blue)
+    assert math.hypot(x - 2.0, y - 3.0) == pytest.approx(0.8, abs=0.01)
+    assert x - 2.0 == pytest.approx(3.0 - y, abs=0.01)             # straight away from the ball
+
+
 def test_a_removal_penalty_takes_the_robot_off_and_brings_it_back():
     ref, world, sessions = playing()
     red = sessions[("red", 1)]

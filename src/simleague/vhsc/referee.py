@@ -28,8 +28,11 @@ there again, upright, and its motors obey again. A robot lying down for ``fallen
 (the original's FALLEN_TIMEOUT, 20 s) is removed as incapable. A red card takes the robot off
 for the rest of the game with its sensors and motors off.
 
-Not refereed (yet): pushing and other fouls between robots, the free-kick distance at set plays,
-ball holding, penalty kicks and shoot-outs. Distances in metres, times in seconds of simulated
+While a kick-off is set and a set play is awarded or prepared, robots of the other team nearer
+the ball than the free-kick distance (0.75 m, kid size) are moved away to it.
+
+Not refereed (yet): pushing and other fouls between robots, ball holding, penalty kicks and
+shoot-outs. Distances in metres, times in seconds of simulated
 time, poses in each team's own frame (x towards the opponent's goal) mirrored for the team
 playing on the right (specs/vhsc.md).
 """
@@ -183,6 +186,8 @@ class HumanoidReferee:
             return
         if self.state in (STATE_READY, STATE_SET):
             self._hold_ball()
+            if self.state == STATE_SET:
+                self._keep_away(self.kick_off, (0.0, 0.0))
             if self.state == STATE_READY and since >= self.ready_time - EPS:
                 self._set(STATE_SET)
             elif self.state == STATE_SET and since >= self.set_time - EPS:
@@ -260,12 +265,32 @@ class HumanoidReferee:
                     self._spot = None
                     return False
             self._hold_ball()
+            self._keep_away(self.set_play_team, self._spot)
             return True
         if self.set_play_team in touched or since >= self.in_play_timeout - EPS:
             self._end_set_play()
         return False
 
     # ------------------------------------------------------------------------------- robots
+    def _keep_away(self, team: str, spot: tuple[float, float]) -> None:
+        """The free-kick distance: every robot of the other team on the field nearer than
+        ``rules.free_kick_distance`` to ``spot`` (the ball of a kick-off or set play) is moved
+        straight away from it to just beyond that distance, keeping its heading (as the soccer
+        world does for SimSpark games)."""
+        distance = self.rules.free_kick_distance
+        for p in self.players.values():
+            if p.colour == team or p.info.penalty or p.info.red_cards:
+                continue
+            (x, y, _), yaw = self.world.pose(p.session.rid)
+            dx, dy = x - spot[0], y - spot[1]
+            d = math.hypot(dx, dy)
+            if d >= distance:
+                continue
+            if d < 1e-6:                                         # on the spot: towards its own goal
+                dx, dy, d = (-1.0 if p.colour == self.left else 1.0), 0.0, 1.0
+            k = (distance + 0.05) / d
+            self.world.place_robot(p.session.rid, spot[0] + dx * k, spot[1] + dy * k, yaw)
+
     def _field_pose(self, p: _Player, pose: Pose) -> tuple[float, float, float]:
         """A pose of the team's own frame on the field now: (x, y, yaw)."""
         if p.colour != self.left:
