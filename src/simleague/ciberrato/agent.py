@@ -177,6 +177,7 @@ class Brain:
         self.step = (0.0, 0.0)
         self.poses: deque[tuple[int, float, float, float]] = deque(maxlen=16)
         self.still_compass: list[float] = []
+        self.last_ir: dict[int, float] = {}     # the latest reading of each obstacle sensor
         self.logodds = np.zeros((N, N), dtype=np.float32)
         self.rays: list[list[tuple[float, float, float]]] = [[] for _ in range(n_beacons)]
         self.fresh: list[tuple[int, float, float, float] | None] = [None] * n_beacons
@@ -224,11 +225,18 @@ class Brain:
         self.th = _wrap(self.th + self.out[1] - self.out[0])
 
     def _correct(self, obs: Observation) -> None:
+        for sid, value in obs.ir.items():
+            self.last_ir[sid] = value
         if obs.collision and self.poses:
             self.x -= self.step[0]
             self.y -= self.step[1]
-            # the bump is somewhere on the front half (the back half when reversing)
-            self._mark_ahead(0.65 if sum(self.out) >= 0 else -0.65, (-1.0, -0.5, 0.0, 0.5, 1.0))
+            # the bump is where an obstacle sensor sees something touching close; without one, somewhere on
+            # the front half (the back half when reversing)
+            sid, value = max(self.last_ir.items(), key=lambda item: item[1], default=(0, 0.0))
+            if value > 2.0:
+                self._mark_ahead(0.5 + 1.0 / value, tuple(IR_ANGLES[sid] + d for d in (-0.3, 0.0, 0.3)))
+            else:
+                self._mark_ahead(0.65 if sum(self.out) >= 0 else -0.65, (-1.0, -0.5, 0.0, 0.5, 1.0))
         then = self._pose_at(obs.time - self.compass_latency)
         if obs.compass is not None and then is not None:
             error = _wrap(math.radians(obs.compass) - then[2])
