@@ -13,7 +13,8 @@ as the compass gives them.
 * **Map**: an occupancy grid (:data:`RES` cells, log-odds). Each obstacle reading ``v`` says that
   the 60° cone in front of the sensor is free up to ``1/v`` and, when ``1/v`` < 1 u_m, that
   something is at ``1/v`` on the axis (farther, the nearest point is often where the cone's edge
-  meets a side wall); a bump marks the arc ahead.
+  meets a side wall); a bump marks where an obstacle sensor sees something touching, or else the
+  arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
   from different places are intersected (least squares, kept only if the point lies ahead on and
   near every ray). Without such a point the robot aims 8 u_m along the last bearing; at the end of
