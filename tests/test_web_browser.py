@@ -9,6 +9,7 @@ kept in ``build/`` as an artifact (and shown in the README).
 
 import base64
 import io
+import math
 import queue
 import re
 import signal
@@ -131,19 +132,29 @@ def rgb(hex_colour: str):
     return [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
 
 
+def covered_by(other: dict, px: float, py: float) -> bool:
+    """True when canvas point (px, py) may be under what the page draws for robot ``other``: its
+    body (robots in contact overlap), its name (drawn over every body, centred 6 px above it; a
+    generous 1.5 u_m each side) or its lamps (in a row just below it); ciberrato.js, draw()."""
+    s = other["scale"]
+    body = math.hypot(px - other["px"], py - other["py"]) <= 0.55 * s
+    name = abs(px - other["px"]) <= 1.5 * s and abs(py - (other["py"] - 0.5 * s - 6)) <= 10
+    lamps = abs(px - other["px"]) <= 0.6 * s and 0.5 * s <= py - other["py"] <= 0.5 * s + 0.4 * s + 6
+    return body or name or lamps
+
+
 def assert_robot_drawn(pixels, robot: dict, colour: str, others: list[dict] = ()):
     """The body of the robot has its colour: five points half way out from its centre, away
     from the white heading line, all of its colour but one (a neighbour's name or lamps may cover
-    one); points under another robot of ``others`` (robots in contact overlap on the page, and the
-    one drawn later covers the other) are not counted, at least two must be left."""
-    import math
+    one); points that another robot of ``others`` may cover (:func:`covered_by`) are not
+    counted, at least two must be left."""
     a = math.radians(robot["dir"])
     reach = 0.25 * robot["scale"]
     got = []
     for turn in (90, 135, 180, 225, 270):
         b = a + math.radians(turn)
         px, py = robot["px"] + reach * math.cos(b), robot["py"] - reach * math.sin(b)
-        if all(math.hypot(px - o["px"], py - o["py"]) > 0.55 * o["scale"] for o in others):
+        if not any(covered_by(o, px, py) for o in others):
             got.append(pixels[int(round(py)), int(round(px))])
     right = [max(abs(g - w) for g, w in zip(p, rgb(colour))) < 0.08 for p in got]
     assert len(got) >= 2 and sum(right) >= len(got) - 1, (robot, got, colour)
