@@ -69,6 +69,20 @@ async def _serve(server, banner, viewer, web_host: str, web) -> None:
             await viewer.close()
 
 
+def _serve_until_stopped(server, banner, viewer, web_host: str, web, where: str, close=None) -> None:
+    """:func:`_serve` until the game ends or Ctrl-C; a port that cannot be bound is a one-line
+    error naming ``where``; ``close()`` (the run log's) is called whatever happens."""
+    try:
+        asyncio.run(_serve(server, banner, viewer, web_host, web))
+    except OSError as exc:
+        _fail(f"cannot serve on {where}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if close is not None:
+            close()
+
+
 LabOpt = typer.Option(None, "--lab", help="Lab file (default: the bundled default lab).")
 GridOpt = typer.Option(None, "--grid", help="Grid file (default: the bundled grid).")
 ParamsOpt = typer.Option(None, "--params", help="Parameters file, e.g. an rmi *-config.xml (default: 2008 rules).")
@@ -512,14 +526,7 @@ def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (
                 f"tcp://{host}:{server.monitor_port} ({'sync' if sync else 'async'}, "
                 f"{'real time' if realtime else 'as fast as possible'})")
 
-    try:
-        asyncio.run(_serve(server, banner, viewer, web_host, web))
-    except OSError as exc:
-        _fail(f"cannot serve on {host}:{agent_port}/{monitor_port}: {exc.strerror or exc}")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        close()
+    _serve_until_stopped(server, banner, viewer, web_host, web, f"{host}:{agent_port}/{monitor_port}", close)
 
 
 @simspark.command("match")
@@ -665,15 +672,7 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
         return (f"humanoid soccer simulator: red on ports {red_base}+N, blue on {blue_base}+N "
                 f"({'real time' if realtime else 'fast'})")
 
-    try:
-        asyncio.run(_serve(server, banner, viewer, web_host, web))
-    except OSError as exc:
-        _fail(f"cannot serve on {host}: {exc.strerror or exc}")
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if view is not None:
-            view.close()
+    _serve_until_stopped(server, banner, viewer, web_host, web, host, view.close if view is not None else None)
 
 
 @vhsc.command("match")
