@@ -153,3 +153,16 @@ def test_violent_joint_commands_never_blow_the_simulation_up():
         position, _ = world.pose(rid, "torso")
         assert 0.0 < position[2] < 0.6                        # on the ground, not flying off
         assert np.hypot(position[0] - (-4.0 + 2 * t), position[1]) < 3.0
+
+
+def test_the_robot_a_rolling_ball_hits_is_the_one_touching_it():
+    world = SoccerWorld()
+    near, far = world.add_robot(0, 2.0, 0.0), world.add_robot(0, 5.0, 5.0)   # the ball on the centre spot
+    assert world.ball_touchers() == set()
+    torso, _ = world.pose(near, "torso")
+    world.place_ball((torso[0] - 0.4, torso[1], 0.3), (3.0, 0.0, 0.0))     # thrown at its chest
+    seen = set()
+    for _ in range(50):
+        world.step()
+        seen |= world.ball_touchers()
+    assert seen == {near} and far not in seen

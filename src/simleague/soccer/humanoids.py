@@ -27,7 +27,7 @@ import numpy as np
 
 from .models import RobotModel
 from .rules import SoccerRules
-from .world import GRAVITY, field_mjcf
+from .world import GRAVITY, ball_touchers, field_mjcf
 
 BASIC_STEP = 0.008            # s
 DEFAULT_PID = (10.0, 0.0, 0.0)
@@ -250,15 +250,7 @@ class HumanoidWorld:
 
     def ball_touchers(self) -> set[int]:
         """The robots touching the ball now (any of their parts in contact with it)."""
-        touching = set()
-        for i in range(self.data.ncon):
-            c = self.data.contact[i]
-            if self._ball_geom in (c.geom1, c.geom2):
-                other = c.geom2 if c.geom1 == self._ball_geom else c.geom1
-                rid = int(self._owner[self.model.geom_bodyid[other]])
-                if rid:
-                    touching.add(rid)
-        return touching
+        return ball_touchers(self.model, self.data, self._ball_geom, self._owner)
 
     # ----------------------------------------------------------------------------- motors
     def _row(self, rid: int, motor: str) -> int:

@@ -116,6 +116,16 @@ def robot_mjcf(parts: tuple[Part, ...], prefix: str, position, yaw: float) -> st
     return body(children[None][0], (0.0, 0.0, 0.0))
 
 
+def ball_touchers(model, data, ball_geom: int, owner: np.ndarray) -> set[int]:
+    """The robots with a part in contact with the ball now, from MuJoCo's contacts: ``ball_geom``
+    is the ball's geom id, ``owner`` maps body id -> robot number (shape (nbody,), 0: no robot).
+    Shared by both soccer worlds."""
+    pairs = data.contact.geom                          # shape (ncon, 2)
+    pairs = pairs[(pairs == ball_geom).any(axis=1)]
+    other = np.where(pairs[:, 0] == ball_geom, pairs[:, 1], pairs[:, 0])
+    return {int(rid) for rid in owner[model.geom_bodyid[other]] if rid}
+
+
 def field_mjcf(r: SoccerRules) -> str:
     """The MJCF of the field's ground and painted lines, goals (posts, bar and back wall,
     goal.rsg), the walls far outside it that keep the ball in, the ball (a free body named
@@ -372,16 +382,7 @@ class SoccerWorld:
 
     def ball_touchers(self) -> set[int]:
         """The robots touching the ball now."""
-        d = self.model.geom_bodyid
-        touching = set()
-        for i in range(self.data.ncon):
-            c = self.data.contact[i]
-            if c.geom1 == self._ball_geom or c.geom2 == self._ball_geom:
-                other = c.geom2 if c.geom1 == self._ball_geom else c.geom1
-                rid = int(self._owner[d[other]])
-                if rid:
-                    touching.add(rid)
-        return touching
+        return ball_touchers(self.model, self.data, self._ball_geom, self._owner)
 
     def pressures(self, rid: int) -> list[Pressure]:
         """The force resistance perceptors of robot ``rid`` that touch something now (the
