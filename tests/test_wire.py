@@ -126,3 +126,24 @@ def test_frames_before_an_oversized_prefix_are_kept():
     assert decoder.error is not None and "1000000 bytes" in str(decoder.error)
     with pytest.raises(FrameError):
         decoder.feed(b"")
+
+
+def test_a_log_limiter_logs_so_many_lines_a_second_then_counts(caplog, monkeypatch):
+    import logging
+
+    from simleague.wire import limits
+
+    now = [100.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    logger = logging.getLogger("simleague.test")
+    limiter = limits.LogLimiter(logger, "client 7", per_second=3)
+    with caplog.at_level(logging.INFO, logger="simleague.test"):
+        for n in range(10):
+            limiter.log(logging.WARNING, f"bad {n}")
+        assert [r.getMessage() for r in caplog.records] == ["bad 0", "bad 1", "bad 2"]
+        limiter.flush()                                  # the same second: nothing yet
+        now[0] += 1.0
+        limiter.flush()
+        limiter.log(logging.INFO, "bad 10")
+    assert [r.getMessage() for r in caplog.records][3:] == [
+        "client 7: 7 more problems in the last second not logged", "bad 10"]

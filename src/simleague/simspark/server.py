@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from ..soccer.world import CYCLE
 from ..wire.framing import FrameDecoder, FrameError, encode
+from ..wire.limits import LogLimiter
 from .game import Agent, Game
 from .messages import Syn, parse_agent_message
 
@@ -53,9 +54,10 @@ class _Client:
     synced: bool = False
     lagging: bool = False                   # missed a sync deadline (logged once)
     closed: bool = False
-    second: float = 0.0                     # start of the second the problems below count in
-    logged: int = 0                         # problem lines logged in that second
-    suppressed: int = 0                     # and not logged, beyond MAX_PROBLEM_LINES
+    problems: LogLimiter = field(init=False)   # log lines about its bad input, MAX_PROBLEM_LINES a second
+
+    def __post_init__(self):
+        self.problems = LogLimiter(log, self.name, MAX_PROBLEM_LINES)
 
 
 class SimSparkServer:
@@ -162,22 +164,7 @@ class SimSparkServer:
     def _problem(self, client: _Client, text: str) -> None:
         """Log a line about a client's bad input, at most MAX_PROBLEM_LINES a second (then how
         many were left out), so that a client sending garbage every cycle cannot flood the log."""
-        self._new_second(client)
-        if client.logged < MAX_PROBLEM_LINES:
-            client.logged += 1
-            log.warning("%s: %s", client.name, text)
-        else:
-            client.suppressed += 1
-
-    @staticmethod
-    def _new_second(client: _Client) -> None:
-        """Start counting a client's problem lines afresh once a second has passed, saying how
-        many were left out in the last one."""
-        now = time.monotonic()
-        if now - client.second >= 1.0:
-            if client.suppressed:
-                log.warning("%s: %d more problems in the last second not logged", client.name, client.suppressed)
-            client.second, client.logged, client.suppressed = now, 0, 0
+        client.problems.log(logging.WARNING, f"{client.name}: {text}")
 
     def _agent_frame(self, client: _Client, frame: bytes) -> None:
         if len(client.pending) >= MAX_PENDING:
@@ -251,8 +238,8 @@ class SimSparkServer:
                 for client in list(self.monitors):
                     self._send(client, payload)
             for client in self.agents + self.monitors:
-                if client.suppressed:
-                    self._new_second(client)
+                if client.problems.suppressed:
+                    client.problems.flush()
             if self.on_cycle is not None:
                 self.on_cycle()
             if self.cycles is not None and game.world.cycle >= self.cycles:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ..soccer.cameras import CameraError, Cameras
 from ..wire.framing import FrameDecoder, FrameError, encode
+from ..wire.limits import LogLimiter
 from . import messages as M
 from .gamecontroller import RETURN_ALIVE, ReturnData
 from .robot import BASIC_STEP_MS, RobotSession
@@ -66,31 +67,19 @@ class _Returns(asyncio.DatagramProtocol):
 
     def __init__(self, server: VhscServer):
         self.server = server
-        self.second, self.lines, self.suppressed = 0, 0, 0
-
-    def _log(self, level: int, text: str) -> None:
-        second = int(time.monotonic())
-        if second != self.second:
-            if self.suppressed:
-                log.warning("GameController returns: %d more lines left out", self.suppressed)
-            self.second, self.lines, self.suppressed = second, 0, 0
-        if self.lines < MAX_RETURN_LINES:
-            self.lines += 1
-            log.log(level, "%s", text)
-        else:
-            self.suppressed += 1
+        self.lines = LogLimiter(log, "GameController returns", MAX_RETURN_LINES)
 
     def datagram_received(self, data: bytes, addr) -> None:
         """Decode (the first 64 bytes read), check the sender, act."""
         try:
             packet = ReturnData.decode(data[:64])
         except ValueError as e:
-            self._log(logging.WARNING, f"GameController return from {addr[0]}:{addr[1]} ignored: {e}")
+            self.lines.log(logging.WARNING, f"GameController return from {addr[0]}:{addr[1]} ignored: {e}")
             return
         referee = self.server.referee
         colour = next((c for c, n in referee.numbers.items() if n == packet.team), None)
         if colour is not None and addr[0] not in self.server.allowed.get(colour, ()):
-            self._log(logging.WARNING, f"GameController return for {colour} {packet.player} from {addr[0]}, "
+            self.lines.log(logging.WARNING, f"GameController return for {colour} {packet.player} from {addr[0]}, "
                                        f"not an address of that team: ignored")
             return
         self.server.returns.append(packet)
@@ -98,7 +87,7 @@ class _Returns(asyncio.DatagramProtocol):
         if changed:
             log.info("%s", done)
         elif packet.message != RETURN_ALIVE:
-            self._log(logging.INFO, done)
+            self.lines.log(logging.INFO, done)
 
 
 class VhscServer:
