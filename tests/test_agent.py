@@ -288,3 +288,41 @@ def test_an_exploration_goal_reached_and_still_unknown_is_given_up():
     brain._plan()
     assert brain.explore_target is not None and brain.explore_target != first
     assert brain.path[-1][0] < -4.0, brain.path[-1]
+
+
+def test_after_backing_off_it_follows_the_path_closely_before_cutting_corners_again():
+    """The path bends left round a corner 1 u_m ahead. Normally the robot steers for the
+    farthest point it sees, cutting the corner; after backing off from a bump (it had clipped
+    such a corner and backed off and clipped it again for 1,400 cycles: Manga1, seed 11) it
+    drives on along the path's next points first."""
+    from simleague.ciberrato.types import Observation
+
+    def measures(t: int, collision: bool) -> Observation:
+        return Observation(time=t, collision=collision, compass=0, ground=None, ir={0: 0.3, 1: 0.3, 2: 0.3},
+                           beacons={}, gps=None, line=None, score=None, messages=[],
+                           leds=(False, False, False), buttons=(True, False))
+
+    bend = [(0.25 * k, 0.0) for k in range(1, 5)] + [(1.0, 0.25 * k) for k in range(1, 9)]
+
+    def turn(brain: Brain) -> float:
+        brain.x = brain.y = brain.th = 0.0
+        brain.logodds[:] = 0.0                         # nothing on the map in the way (the bumps
+        brain.blocked[:] = False                       # were elsewhere)
+        brain.path = list(bend)
+        left, right = brain._steer(measures(100, False))
+        return right - left
+
+    fresh = Brain(1, requestable=False)
+    fresh.th = 0.0
+    assert turn(fresh) > 0.1                           # aims past the corner, turning hard left
+
+    backed = Brain(1, requestable=False)
+    backed.th = 0.0
+    t = 1
+    while not backed.backing:                          # bumps ahead until it backs off ...
+        backed.decide(measures(t, True))
+        t += 1
+    while backed.backing:                              # ... and it is done backing
+        backed.decide(measures(t, False))
+        t += 1
+    assert abs(turn(backed)) < 0.02                    # straight on to the corner first

@@ -29,7 +29,8 @@ as the compass gives them.
   the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1; another size can be
   given): no plan leads past a border the robot cannot yet know to be one, and a plan costs half
   the time. Followed towards the farthest path point in straight sight (points passed are
-  dropped), replanned every few cycles or when the map blocks it.
+  dropped; for a while after backing off, only the next few: cutting the corner it had bumped
+  into took it into that corner again), replanned every few cycles or when the map blocks it.
 * **Home**: back along its own trail (points 0.5 u_m apart), with straight short cuts of up to
   3 u_m where the map is clear (Dijkstra on that graph): the way is known to be passable, where a
   plan through unknown space kept trying short cuts that were not there. Stuck on the trail, it
@@ -75,6 +76,8 @@ SIGHT = 2.5                     # u_m: the farthest path point steered for, if i
 REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon is not placed
 REPLAN_EVERY = 6
+CAREFUL = 40                    # cycles of following the path closely after backing off
+CAREFUL_SIGHT = 0.75            # u_m: the farthest path point steered for then
 ARENA_2008 = (28.0, 14.0)       # u_m: arena width (x) and height (y), 2008 rules section 4 item 1
 HOME_TOLERANCE = 0.2
 TARGET_RADIUS = 1.0             # u_m, the target areas of the 2008 labs
@@ -192,6 +195,7 @@ class Brain:
         self.last_front = 0.0
         self.backing = 0                    # cycles left backing off
         self.backed_free = False            # no bump since the backing began
+        self.careful = 0                    # cycles left following the path closely (after backing off)
         self.ended = False
         self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
@@ -544,8 +548,9 @@ class Brain:
         if not self.path:
             return 0.0, 0.0
         tx, ty = self.path[0]
+        sight = CAREFUL_SIGHT if self.careful > 0 else SIGHT
         for px, py in self.path[1:round(3.5 / RES)]:
-            if math.hypot(px - self.x, py - self.y) > SIGHT or not self._clear(self.x, self.y, px, py):
+            if math.hypot(px - self.x, py - self.y) > sight or not self._clear(self.x, self.y, px, py):
                 break
             tx, ty = px, py
         err = _wrap(math.atan2(ty - self.y, tx - self.x) - self.th)
@@ -637,6 +642,7 @@ class Brain:
                 self.backed_free = self.backed_free or not obs.collision
                 self.backing -= 1
                 return -0.06, -0.06
+        self.careful -= 1
         self.bumps = self.bumps + 1 if obs.collision else 0
         # four bumps in a row, or ten cycles in front of something too close to drive on (another
         # robot coming the other way, often): back off and plan again
@@ -644,6 +650,7 @@ class Brain:
             if self.facing >= 10:               # what stopped it goes on the map, as a bump does
                 self._mark_ahead(0.65, (-0.5, 0.0, 0.5))
             self.backing, self.bumps, self.facing, self.backed_free = 5, 0, 0, False
+            self.careful = CAREFUL
             self.path, self.replan_in = [], 0
             if self.phase == "home":
                 self.off_trail = OFF_TRAIL
