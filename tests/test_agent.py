@@ -326,3 +326,33 @@ def test_after_backing_off_it_follows_the_path_closely_before_cutting_corners_ag
         backed.decide(measures(t, False))
         t += 1
     assert abs(turn(backed)) < 0.02                    # straight on to the corner first
+
+
+def test_an_obstacle_reading_raises_the_three_points_it_may_come_from():
+    """The original's reading is the nearest hit of the sensor's axis and of its cone's two edges
+    (golden README, "IR sensors"). Seen first, the three points are raised alike; with one of
+    them already a wall, the reading is explained and the other two hardly move."""
+    from simleague.ciberrato.agent import IR_ANGLES, IR_HALF_APERTURE, OCCUPIED
+
+    def points(brain):
+        a = brain.th + IR_ANGLES[1]                                  # the left sensor, 0.8 u_m
+        sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
+        cells = [brain._cell(sx + 0.8 * math.cos(a + o), sy + 0.8 * math.sin(a + o))
+                 for o in (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)]
+        assert len(set(cells)) == 3
+        return cells
+
+    brain = Brain(1)
+    brain.th = 0.0
+    brain._sense_obstacle(IR_ANGLES[1], 1.25)
+    first = [float(brain.logodds[cell]) for cell in points(brain)]
+    assert min(first) > 0 and max(first) == pytest.approx(min(first))
+
+    brain = Brain(1)
+    brain.th = 0.0
+    axis, left, right = points(brain)
+    brain.logodds[left] = 4.0                          # the outer edge's point is a known wall
+    brain._sense_obstacle(IR_ANGLES[1], 1.25)
+    assert brain.logodds[left] >= 4.0 - 1e-6
+    assert brain.logodds[axis] < first[0] / 10 and brain.logodds[right] < first[0] / 10
+    assert max(brain.logodds[axis], brain.logodds[right]) < OCCUPIED

@@ -12,9 +12,10 @@ as the compass gives them.
   (``CompassLatency`` cycles old) pulls the heading the robot had then towards it.
 * **Map**: an occupancy grid (:data:`RES` cells, log-odds). Each obstacle reading ``v`` says that
   the 60° cone in front of the sensor is free up to ``1/v`` and, when ``1/v`` < 1 u_m, that
-  something is at ``1/v`` on the axis (farther, the nearest point is often where the cone's edge
-  meets a side wall); a bump marks where an obstacle sensor sees something touching, or else the
-  arc ahead.
+  something is at ``1/v`` on the axis or on one of the cone's edges (the original takes the
+  nearest hit of those three rays: golden README, "IR sensors"); the three points are raised
+  by how likely each is to be it, given the map. A bump marks where an obstacle sensor sees
+  something touching, or else the arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
   from different places are intersected (least squares, kept only if the point lies ahead on and
   near every ray). Without such a point the robot aims 8 u_m along the last bearing; at the end of
@@ -68,9 +69,10 @@ MAX_POWER = 0.15
 IR_ANGLES = (0.0, math.radians(60), math.radians(-60), math.pi)   # rules figure 2
 IR_HALF_APERTURE = math.radians(30)
 IR_RANGE = 2.0                  # readings say little beyond this (noise 0.1 on 1/d)
-IR_HIT_RANGE = 1.0              # nearer than this the nearest point is close to the axis; farther,
-                                # in a corridor it is where the cone's edge meets a side wall
+IR_HIT_RANGE = 1.0              # u_m: what is seen nearer goes on the map (farther, the three
+                                # points it may be at are more than 0.5 u_m apart)
 HIT, MISS, LIMIT = 1.5, -0.35, 4.0        # log-odds steps and bound
+RAY_HIT_GAIN = 2.0              # how far an obstacle reading moves its candidate cells' log-odds
 OCCUPIED = 0.75
 SIGHT = 2.5                     # u_m: the farthest path point steered for, if in straight sight
 REACHED = 0.5                   # u_m: a path point this near is passed
@@ -296,7 +298,23 @@ class Brain:
         cells = self.logodds[rows[ok], cols[ok]]
         self.logodds[rows[ok], cols[ok]] = np.maximum(-LIMIT, cells + MISS)
         if d < IR_HIT_RANGE:
-            self._add(sx + d * math.cos(a), sy + d * math.sin(a), HIT)
+            self._hit_on_rays(sx, sy, a, d)
+
+    def _hit_on_rays(self, sx: float, sy: float, a: float, d: float) -> None:
+        """Something is ``d`` u_m from the sensor at (``sx``, ``sy``) on its axis (heading ``a``,
+        rad) or on one of its cone's edges: the original's reading is the nearest of the hits of
+        those three rays and of the wall corners in the cone (golden README, "IR sensors"), so
+        for a wall it is one of the three points, which one is not known (the axis point alone was
+        more than 0.15 u_m from any wall in a third of the readings). Each point's cell is raised
+        to the probability that it holds what was seen, given that one of them does."""
+        cells = {self._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o))
+                 for o in (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)}
+        rows, cols = np.array(sorted(cells)).T
+        before = self.logodds[rows, cols].astype(float)
+        p = 1.0 / (1.0 + np.exp(-before))
+        after = np.clip(p / (1.0 - np.prod(1.0 - p)), 1e-3, 0.999)
+        step = np.log(after / (1.0 - after)) - before
+        self.logodds[rows, cols] = np.minimum(LIMIT, before + RAY_HIT_GAIN * step)
 
     def beacon_estimate(self, b: int) -> tuple[float, float] | None:
         """Least-squares intersection of the bearings to beacon ``b`` (u_m from the start), or None
