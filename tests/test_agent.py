@@ -356,3 +356,18 @@ def test_an_obstacle_reading_raises_the_three_points_it_may_come_from():
     assert brain.logodds[left] >= 4.0 - 1e-6
     assert brain.logodds[axis] < first[0] / 10 and brain.logodds[right] < first[0] / 10
     assert max(brain.logodds[axis], brain.logodds[right]) < OCCUPIED
+
+
+def test_a_bearing_that_misses_the_others_is_left_out_of_placing_the_beacon():
+    """Five bearings from five places meet at (6, 1); a sixth, taken while the heading was off by
+    40 degrees, misses that point by metres. The beacon is placed from the five that agree (all
+    six together were refused, and the robot went on aiming along a bearing it could not place)."""
+    brain = Brain(1)
+    beacon = (6.0, 1.0)
+    for ox, oy in ((0, 0), (0, 3), (1, -2), (2, 4), (3, -1)):
+        brain.rays[0].append((ox, oy, math.atan2(beacon[1] - oy, beacon[0] - ox)))
+    assert brain.beacon_estimate(0) == pytest.approx(beacon, abs=1e-6)
+    brain.rays[0].append((1.0, 1.0, math.radians(40.0)))
+    assert brain.beacon_estimate(0) == pytest.approx(beacon, abs=1e-6)
+    brain.rays[0][:] = brain.rays[0][:3] + brain.rays[0][-1:]   # three good and the bad one: too few agree
+    assert brain.beacon_estimate(0) is None

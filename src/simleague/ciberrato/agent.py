@@ -17,10 +17,11 @@ as the compass gives them.
   by how likely each is to be it, given the map. A bump marks where an obstacle sensor sees
   something touching, or else the arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
-  from different places are intersected (least squares, kept only if the point lies ahead on and
-  near every ray). Without such a point the robot aims 8 u_m along the last bearing; at the end of
-  a bearing that led nowhere, or for a beacon never seen, it explores: the nearest unknown place
-  at least 2.5 u_m away, preferring what lies ahead, kept until it is known.
+  from different places are intersected (least squares; while some ray misses the point, the one
+  that misses most is left out, as long as four remain). Without such a point the robot aims
+  8 u_m along the last bearing; at the end of a bearing that led nowhere, or for a beacon never
+  seen, it explores: the nearest unknown place at least 2.5 u_m away, preferring what lies
+  ahead, kept until it is known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
   radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
   cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
@@ -318,24 +319,27 @@ class Brain:
 
     def beacon_estimate(self, b: int) -> tuple[float, float] | None:
         """Least-squares intersection of the bearings to beacon ``b`` (u_m from the start), or None
-        while they are too few or too parallel to place it."""
-        rays = self.rays[b]
-        if len(rays) < 4:
-            return None
-        x, y, t = np.array(rays).T
-        c, s = np.cos(t), np.sin(t)
-        # sum over the rays of (I - d d^T) and of (I - d d^T) p, d the bearing, p where it was taken
-        a = np.array([[np.sum(1 - c * c), -np.sum(c * s)], [-np.sum(c * s), np.sum(1 - s * s)]])
-        rhs = np.array([np.sum((1 - c * c) * x - c * s * y), np.sum(-c * s * x + (1 - s * s) * y)])
-        if np.linalg.cond(a) > 30:
-            return None
-        est = np.linalg.solve(a, rhs)
-        # believable only if it lies ahead on every ray and close to all of them
-        along = (est[0] - x) * c + (est[1] - y) * s
-        across = np.abs(-(est[0] - x) * s + (est[1] - y) * c)
-        if np.any(along < 0) or np.any(across > 0.4 + 0.05 * along):
-            return None
-        return float(est[0]), float(est[1])
+        while they are too few or too parallel to place it. The point must lie ahead on every
+        bearing used and close to it; while some bearing misses it (taken while the heading was
+        off), the one that misses most is left out and the point found again, as long as at
+        least four remain."""
+        rays = np.array(self.rays[b]).reshape(-1, 3)
+        while len(rays) >= 4:
+            x, y, t = rays.T
+            c, s = np.cos(t), np.sin(t)
+            # sum over the rays of (I - d d^T) and of (I - d d^T) p, d the bearing, p where it was taken
+            a = np.array([[np.sum(1 - c * c), -np.sum(c * s)], [-np.sum(c * s), np.sum(1 - s * s)]])
+            rhs = np.array([np.sum((1 - c * c) * x - c * s * y), np.sum(-c * s * x + (1 - s * s) * y)])
+            if np.linalg.cond(a) > 30:
+                return None
+            est = np.linalg.solve(a, rhs)
+            along = (est[0] - x) * c + (est[1] - y) * s
+            across = np.abs(-(est[0] - x) * s + (est[1] - y) * c)
+            miss = np.where(along < 0, np.inf, across - (0.4 + 0.05 * along))
+            if miss.max() <= 0:
+                return float(est[0]), float(est[1])
+            rays = np.delete(rays, int(np.argmax(miss)), axis=0)
+        return None
 
     # -- planning -----------------------------------------------------------------------------
 
