@@ -371,3 +371,59 @@ def test_a_bearing_that_misses_the_others_is_left_out_of_placing_the_beacon():
     assert brain.beacon_estimate(0) == pytest.approx(beacon, abs=1e-6)
     brain.rays[0][:] = brain.rays[0][:3] + brain.rays[0][-1:]   # three good and the bad one: too few agree
     assert brain.beacon_estimate(0) is None
+
+
+def test_the_way_home_cuts_a_long_loop_only_across_space_seen_free():
+    """The trail goes 6 u_m north, 6 east and 6 south, ending 6 u_m east of home. Across unknown
+    space only short cuts of up to 3 u_m are taken; with the inside of the loop seen free, the
+    way home is straight across, given as points at most a trail step apart."""
+    from simleague.ciberrato.agent import TRAIL_STEP
+
+    def home_path(seen_free: bool):
+        brain = Brain(1)
+        brain.th, brain.phase = 0.0, "home"
+        up = [(0.0, 0.5 * k) for k in range(13)]
+        across = [(0.5 * k, 6.0) for k in range(1, 13)]
+        down = [(6.0, 6.0 - 0.5 * k) for k in range(1, 13)]
+        trail = up + across + down
+        brain.trail, (brain.x, brain.y) = trail[:-1], trail[-1]
+        if seen_free:
+            _mark(brain, -0.5, 6.5, -0.5, 6.5, -4.0)
+        return brain._home_path()
+
+    def length(path, start=(6.0, 0.0)):
+        pts = [start] + path
+        return sum(math.dist(a, b) for a, b in zip(pts, pts[1:]))
+
+    unknown, seen = home_path(False), home_path(True)
+    assert unknown[-1] == (0.0, 0.0) and seen[-1] == (0.0, 0.0)
+    assert length(unknown) > 12.0
+    assert length(seen) == pytest.approx(6.0)
+    steps = [math.dist(a, b) for a, b in zip([(6.0, 0.0)] + seen, seen)]
+    assert max(steps) <= TRAIL_STEP + 1e-9
+
+
+
+def test_on_the_way_home_a_way_through_seen_space_is_worth_a_detour():
+    """Two ways lead to (0, 0) through a wall at x = 2: a short one through a gap 1.5 u_m wide
+    whose surroundings are unknown, and one 4 u_m up through a gap in space seen free. Going to a
+    beacon there, the plan takes the short way (unknown space is cheap to try); on the way home
+    it takes the detour (stuck there, a plan through unknown space led it far astray)."""
+    def plan(phase: str) -> list[tuple[float, float]]:
+        brain = Brain(1)
+        brain.th, brain.phase = math.pi, phase
+        brain.x = 4.0
+        _mark(brain, -8, 8, -6, 6, -4.0)           # a closed room, all seen ...
+        _box(brain, -8, 8, -6, 6)
+        _mark(brain, 2.0, 2.0, -6, 6, 4.0)         # ... a wall across it with two gaps
+        _mark(brain, 2.0, 2.0, -0.75, 0.75, -4.0)
+        _mark(brain, 2.0, 2.0, 2.5, 5.5, -4.0)
+        _mark(brain, 0.25, 3.75, -2.0, 2.0, 0.0)   # the short way's surroundings unknown
+        for ox, oy in ((4, 0), (4, 2), (4, -2), (6, 3)):   # bearings to a beacon at (0, 0)
+            brain.rays[0].append((ox, oy, math.atan2(-oy, -ox)))
+        brain._plan()
+        assert brain.path and math.hypot(*brain.path[-1]) < 0.25, brain.path[-1:]
+        return brain.path
+
+    assert all(abs(y) < 1.5 for x, y in plan("visit") if 1.5 <= x <= 2.5)
+    assert all(y > 2.0 for x, y in plan("home") if 1.5 <= x <= 2.5)

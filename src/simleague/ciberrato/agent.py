@@ -34,9 +34,10 @@ as the compass gives them.
   dropped; for a while after backing off, only the next few: cutting the corner it had bumped
   into took it into that corner again), replanned every few cycles or when the map blocks it.
 * **Home**: back along its own trail (points 0.5 u_m apart), with straight short cuts of up to
-  3 u_m where the map is clear (Dijkstra on that graph): the way is known to be passable, where a
-  plan through unknown space kept trying short cuts that were not there. Stuck on the trail, it
-  plans on the map for a while.
+  3 u_m where the map is clear and up to 10 u_m across space seen free (Dijkstra on that graph):
+  the way is known to be passable, where a plan through unknown space kept trying short cuts
+  that were not there. Stuck on the trail, it plans on the map for a while, where unknown space
+  now costs more.
 * **Safety**: a wall less than 0.25 u_m ahead stops the forward motion; four bumps in a row, or ten
   cycles with something that close ahead (another robot coming the other way), make it back off
   (six cycles, or until it bumps into something behind) and plan again.
@@ -79,13 +80,16 @@ SIGHT = 2.5                     # u_m: the farthest path point steered for, if i
 REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon is not placed
 REPLAN_EVERY = 6
+UNKNOWN_COST = 1.5              # cost of a u_m through unknown space (1 through seen free space) ...
+UNKNOWN_COST_HOME = 4.0         # ... and on the way home, where a way through seen space is worth a detour
 CAREFUL = 40                    # cycles of following the path closely after backing off
 CAREFUL_SIGHT = 0.75            # u_m: the farthest path point steered for then
 ARENA_2008 = (28.0, 14.0)       # u_m: arena width (x) and height (y), 2008 rules section 4 item 1
 HOME_TOLERANCE = 0.2
 TARGET_RADIUS = 1.0             # u_m, the target areas of the 2008 labs
 TRAIL_STEP = 0.5                # u_m between the trail points kept for the way home
-SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points
+SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points ...
+LONG_SHORTCUT = 10.0            # ... or this, through cells seen free only
 OFF_TRAIL = 60                  # cycles of planning on the map after getting stuck on the trail home
 
 
@@ -379,7 +383,8 @@ class Brain:
             blocked[around] &= clearance[around] < max(1.0, clearance[r0, c0])
         blocked[max(0, r0 - BODY):r0 + BODY + 1, max(0, c0 - BODY):c0 + BODY + 1] = False
         unknown = np.abs(logodds) < 0.3
-        cost = np.where(clearance <= radius, 8.0, np.where(near, 2.0, np.where(unknown, 1.5, 1.0)))
+        unknown_cost = UNKNOWN_COST_HOME if self.phase == "home" else UNKNOWN_COST
+        cost = np.where(clearance <= radius, 8.0, np.where(near, 2.0, np.where(unknown, unknown_cost, 1.0)))
         return np.where(blocked, 1e3, cost), blocked
 
     def _goal(self) -> tuple[float, float] | None:
@@ -522,25 +527,46 @@ class Brain:
 
     def _home_path(self) -> list[tuple[float, float]]:
         """The way home along the robot's own trail: the points it drove through, joined in order
-        and by straight short cuts (at most :data:`SHORTCUT` long) that cross no blocked cell of the
-        map as it is now, shortest first (Dijkstra). Driven once, the way is known to be passable,
-        where a plan through unknown space on the way home kept trying short cuts that were not
-        there."""
+        and by straight short cuts, shortest first (Dijkstra). A short cut crosses no blocked cell
+        of the map as it is now; one longer than :data:`SHORTCUT` also crosses only cells seen
+        free (up to :data:`LONG_SHORTCUT`), so that the loops of the search are cut off without
+        guessing at unknown space. Driven once, the way is known to be passable, where a plan
+        through unknown space on the way home kept trying short cuts that were not there."""
         self._map_costs()
         pts = np.array(self.trail + [(self.x, self.y)])
         n = len(pts)
         gap = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
-        near_i, near_j = np.nonzero(np.triu(gap <= SHORTCUT, 2))
-        clear = [self._clear(*pts[a], *pts[b]) for a, b in zip(near_i, near_j)]
+        near_i, near_j = np.nonzero(np.triu(gap <= LONG_SHORTCUT, 2))
+        clear = self._clear_many(pts[near_i], pts[near_j], known=gap[near_i, near_j] > SHORTCUT)
         i = np.concatenate([np.arange(n - 1), near_i[clear]])
         j = np.concatenate([np.arange(1, n), near_j[clear]])
         graph = csr_matrix((gap[i, j] + 1e-9, (i, j)), shape=(n, n))
         _, pred = dijkstra(graph, directed=False, indices=n - 1, return_predecessors=True)
         path, node = [], 0
         while node != n - 1 and node >= 0:
-            path.append((float(pts[node, 0]), float(pts[node, 1])))
-            node = int(pred[node])
+            nxt = int(pred[node])
+            # points TRAIL_STEP apart along a long short cut too: the path follower takes the
+            # nearest of the next few points for where it is
+            (x0, y0), (x1, y1) = pts[node], pts[nxt] if nxt >= 0 else pts[node]
+            k = max(1, int(math.hypot(x1 - x0, y1 - y0) / TRAIL_STEP))
+            path.extend((float(x0 + (x1 - x0) * f / k), float(y0 + (y1 - y0) * f / k)) for f in range(k))
+            node = nxt
         return path[::-1]
+
+    def _clear_many(self, a: np.ndarray, b: np.ndarray, known: np.ndarray) -> np.ndarray:
+        """For segments from ``a`` to ``b`` ((K, 2) u_m each): True where one crosses no blocked
+        cell of the last plan and, where ``known`` (K,) is set, only cells seen free."""
+        if len(a) == 0:
+            return np.zeros(0, dtype=bool)
+        steps = int(LONG_SHORTCUT / (RES / 2)) + 1
+        f = np.linspace(0.0, 1.0, steps + 1)[1:]
+        x = a[:, None, 0] + (b[:, None, 0] - a[:, None, 0]) * f
+        y = a[:, None, 1] + (b[:, None, 1] - a[:, None, 1]) * f
+        r = np.clip(((y + HALF) / RES).astype(int), 0, N - 1)
+        c = np.clip(((x + HALF) / RES).astype(int), 0, N - 1)
+        ok = ~self.blocked[r, c].any(axis=1)
+        seen_free = (self.logodds[r, c] < -0.3).all(axis=1)
+        return ok & (seen_free | ~known)
 
     def _path_blocked(self) -> bool:
         """True when the map now has a wall next to the next 2 u_m of the path."""
