@@ -91,12 +91,19 @@ def test_agent_command_refuses_a_bad_arena_with_one_line(value):
     assert "--arena" in run.stderr.splitlines()[-1] and "Traceback" not in run.stderr
 
 
-def _u_trail():
-    """Out 3 u_m north, 3 east, 3 south: a trail of points 0.5 apart ending 3 east of home."""
-    up = [(0.0, 0.5 * k) for k in range(7)]
-    across = [(0.5 * k, 3.0) for k in range(1, 7)]
-    down = [(3.0, 3.0 - 0.5 * k) for k in range(1, 7)]
+def _u_trail(side: float = 3.0):
+    """Out ``side`` u_m north, east and south: a trail of points 0.5 apart ending ``side`` east of home."""
+    n = round(side / 0.5)
+    up = [(0.0, 0.5 * k) for k in range(n + 1)]
+    across = [(0.5 * k, side) for k in range(1, n + 1)]
+    down = [(side, side - 0.5 * k) for k in range(1, n + 1)]
     return up + across + down
+
+
+def _length(path, start):
+    """Length (u_m) of the way from ``start`` through the points of ``path``."""
+    pts = [start, *path]
+    return sum(math.dist(a, b) for a, b in zip(pts, pts[1:]))
 
 
 def test_way_home_follows_the_trail_round_a_wall_and_cuts_corners_where_clear():
@@ -113,9 +120,8 @@ def test_way_home_follows_the_trail_round_a_wall_and_cuts_corners_where_clear():
                 brain.logodds[r, c] = OCCUPIED + 2
         return brain._home_path()
 
-    def length(path, start=(3.0, 0.0)):
-        pts = [start] + path
-        return sum(math.dist(a, b) for a, b in zip(pts, pts[1:]))
+    def length(path):
+        return _length(path, (3.0, 0.0))
 
     walled, open_ = home_path(True), home_path(False)
     assert walled[-1] == (0.0, 0.0) and open_[-1] == (0.0, 0.0)
@@ -382,18 +388,14 @@ def test_the_way_home_cuts_a_long_loop_only_across_space_seen_free():
     def home_path(seen_free: bool):
         brain = Brain(1)
         brain.th, brain.phase = 0.0, "home"
-        up = [(0.0, 0.5 * k) for k in range(13)]
-        across = [(0.5 * k, 6.0) for k in range(1, 13)]
-        down = [(6.0, 6.0 - 0.5 * k) for k in range(1, 13)]
-        trail = up + across + down
+        trail = _u_trail(6.0)
         brain.trail, (brain.x, brain.y) = trail[:-1], trail[-1]
         if seen_free:
             _mark(brain, -0.5, 6.5, -0.5, 6.5, -4.0)
         return brain._home_path()
 
-    def length(path, start=(6.0, 0.0)):
-        pts = [start] + path
-        return sum(math.dist(a, b) for a, b in zip(pts, pts[1:]))
+    def length(path):
+        return _length(path, (6.0, 0.0))
 
     unknown, seen = home_path(False), home_path(True)
     assert unknown[-1] == (0.0, 0.0) and seen[-1] == (0.0, 0.0)

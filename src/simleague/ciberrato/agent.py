@@ -690,7 +690,7 @@ class Brain:
                 self.backed_free = self.backed_free or not obs.collision
                 self.backing -= 1
                 return -0.06, -0.06
-        self.careful -= 1
+        self.careful = max(0, self.careful - 1)
         self.bumps = self.bumps + 1 if obs.collision else 0
         # four bumps in a row, or ten cycles in front of something too close to drive on (another
         # robot coming the other way, often): back off and plan again
