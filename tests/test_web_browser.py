@@ -144,18 +144,19 @@ def covered_by(other: dict, px: float, py: float) -> bool:
 
 
 def assert_robot_drawn(pixels, robot: dict, colour: str, others: list[dict] = ()):
-    """The body of the robot has its colour: five points half way out from its centre, away
-    from the white heading line, all of its colour but one (a neighbour's name or lamps may cover
-    one); points that another robot of ``others`` may cover (:func:`covered_by`) are not
-    counted, at least two must be left."""
+    """The body of the robot has its colour: sixteen points on two rings inside it (0.2 and
+    0.35 u_m out), away from the white heading line, all of its colour but one (a neighbour's
+    name or lamps may cover one); points that another robot of ``others`` may cover
+    (:func:`covered_by`) are not counted, at least two must be left (with five points on one
+    ring, a robot standing among the others' names had only one left)."""
     a = math.radians(robot["dir"])
-    reach = 0.25 * robot["scale"]
     got = []
-    for turn in (90, 135, 180, 225, 270):
-        b = a + math.radians(turn)
-        px, py = robot["px"] + reach * math.cos(b), robot["py"] - reach * math.sin(b)
-        if not any(covered_by(o, px, py) for o in others):
-            got.append(pixels[int(round(py)), int(round(px))])
+    for reach in (0.2 * robot["scale"], 0.35 * robot["scale"]):
+        for turn in range(75, 286, 30):
+            b = a + math.radians(turn)
+            px, py = robot["px"] + reach * math.cos(b), robot["py"] - reach * math.sin(b)
+            if not any(covered_by(o, px, py) for o in others):
+                got.append(pixels[int(round(py)), int(round(px))])
     right = [max(abs(g - w) for g, w in zip(p, rgb(colour))) < 0.08 for p in got]
     assert len(got) >= 2 and sum(right) >= len(got) - 1, (robot, got, colour)
 
