@@ -547,7 +547,7 @@ class Brain:
             nxt = int(pred[node])
             # points TRAIL_STEP apart along a long short cut too: the path follower takes the
             # nearest of the next few points for where it is
-            (x0, y0), (x1, y1) = pts[node], pts[nxt] if nxt >= 0 else pts[node]
+            (x0, y0), (x1, y1) = pts[node], pts[nxt]      # every trail point is reached: nxt >= 0
             k = max(1, int(math.hypot(x1 - x0, y1 - y0) / TRAIL_STEP))
             path.extend((float(x0 + (x1 - x0) * f / k), float(y0 + (y1 - y0) * f / k)) for f in range(k))
             node = nxt
