@@ -80,7 +80,7 @@ class _Returns(asyncio.DatagramProtocol):
         colour = next((c for c, n in referee.numbers.items() if n == packet.team), None)
         if colour is not None and addr[0] not in self.server.allowed.get(colour, ()):
             self.lines.log(logging.WARNING, f"GameController return for {colour} {packet.player} from {addr[0]}, "
-                                       f"not an address of that team: ignored")
+                                            f"not an address of that team: ignored")
             return
         self.server.returns.append(packet)
         changed, done = referee.robot_message(packet.team, packet.player, packet.message)
