@@ -364,6 +364,33 @@ def test_an_obstacle_reading_raises_the_three_points_it_may_come_from():
     assert max(brain.logodds[axis], brain.logodds[right]) < OCCUPIED
 
 
+def test_an_unplaced_beacon_is_aimed_at_short_of_a_wall_on_its_bearing_until_the_robot_stood_there():
+    """Bearings taken while driving at a beacon are parallel and do not place it. The robot aims
+    along the last one, but only up to the first wall of its map: on Final, aiming 8 u_m along
+    past the corridor's end wall sent the plan round the long way, the robot turned back, and it
+    went to and fro short of the target until the trial ended. Once it has stood at that wall,
+    the beacon is seen over it: the wall (all of its piece) no longer counts, and the aim is
+    8 u_m along, for the plan to find the way round."""
+    brain = Brain(1)
+    brain.th = 0.0
+    _mark(brain, -3, 12, -4, 4, -4.0)              # a room, all seen
+    _mark(brain, 4.0, 4.2, -3, 3, 4.0)             # a wall across the bearing, 4 u_m ahead
+    _mark(brain, 7.0, 7.2, -3, 3, 4.0)             # another, apart from it, 7 u_m ahead
+    brain.rays[0].append((0.0, 0.0, 0.0))          # one bearing, due east
+    assert brain.beacon_estimate(0) is None
+    assert brain._goal() == pytest.approx((3.25, 0.0))
+
+    brain.x = 2.5                                  # standing at the wall (0.75 from the aim)
+    assert brain._goal() == pytest.approx((6.25, 0.0))  # the next wall counts still
+    assert len(brain.walls_met[0]) == 1
+    brain.rays[0].append((2.5, 1.0, 0.0))          # the same wall piece, 1 u_m further along it
+    assert brain._goal() == pytest.approx((6.25, 1.0))
+    brain.x, brain.y = 5.75, 1.0
+    assert brain._goal() == pytest.approx((10.5, 1.0))   # both met: 8 u_m along the bearing
+    brain.walls_met[0].clear()
+    assert brain._goal() == pytest.approx((3.25, 1.0)), "without the record the first wall counts again"
+
+
 def test_a_bearing_that_misses_the_others_is_left_out_of_placing_the_beacon():
     """Five bearings from five places meet at (6, 1); a sixth, taken while the heading was off by
     40 degrees, misses that point by metres. The beacon is placed from the five that agree (all

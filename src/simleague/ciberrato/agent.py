@@ -18,10 +18,15 @@ as the compass gives them.
   something touching, or else the arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
   from different places are intersected (least squares; while some ray misses the point, the one
-  that misses most is left out, as long as four remain). Without such a point the robot aims
-  8 u_m along the last bearing; at the end of a bearing that led nowhere, or for a beacon never
-  seen, it explores: the nearest unknown place at least 2.5 u_m away, preferring what lies
-  ahead, kept until it is known.
+  that misses most is left out, as long as four remain). Without such a point (bearings taken
+  while driving at the beacon are all parallel) the robot aims along the last bearing: short of
+  the first wall of its map that the bearing crosses (the beacon may be this side of it: on
+  Final the upper beacon is seen only from its corridor, and aiming past the corridor's end
+  wall turned the robot round the long way, and back, before it reached the target), or, once
+  it has stood at that wall, 8 u_m along (the beacon is seen over the wall: the plan finds the
+  way round). At the end of a bearing that led nowhere, or for a beacon never seen, it explores:
+  the nearest unknown place at least 2.5 u_m away, preferring what lies ahead, kept until it is
+  known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
   radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
   cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
@@ -79,6 +84,7 @@ OCCUPIED = 0.75
 SIGHT = 2.5                     # u_m: the farthest path point steered for, if in straight sight
 REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon is not placed
+WALL_MET = 1.0                  # u_m: aiming short of a wall on a bearing, this near is standing at it
 REPLAN_EVERY = 6
 UNKNOWN_COST = 1.5              # cost of a u_m through unknown space (1 through seen free space) ...
 UNKNOWN_COST_HOME = 4.0         # ... and on the way home, where a way through seen space is worth a detour
@@ -193,6 +199,7 @@ class Brain:
         self.rays: list[list[tuple[float, float, float]]] = [[] for _ in range(n_beacons)]
         self.fresh: list[tuple[int, float, float, float] | None] = [None] * n_beacons
         self.visited = [False] * n_beacons
+        self.walls_met: list[list[tuple[float, float]]] = [[] for _ in range(n_beacons)]   # per beacon
         self.phase = "visit"               # visit (-> leave -> visit)* -> signal -> home
         self.path: list[tuple[float, float]] = []
         self.replan_in = 0
@@ -388,7 +395,8 @@ class Brain:
         return np.where(blocked, 1e3, cost), blocked
 
     def _goal(self) -> tuple[float, float] | None:
-        """Where to go: home, the nearest placed beacon, along a fresh bearing, or None (explore)."""
+        """Where to go: home, the nearest placed beacon, along the last bearing of one not placed
+        (:meth:`_along_bearing`), or None (explore)."""
         if self.phase == "home":
             return (0.0, 0.0)
         best = None
@@ -405,13 +413,42 @@ class Brain:
                     reach = max(1.0, d)
                     est = (x + reach * math.cos(t), y + reach * math.sin(t))
             if est is None and self.rays[b] and b not in self.exhausted:
-                x, y, t = self.rays[b][-1]      # far along the last bearing: the plan finds a way round
-                est = (x + BEARING_REACH * math.cos(t), y + BEARING_REACH * math.sin(t))
+                est = self._along_bearing(b, *self.rays[b][-1])
             if est is not None:
                 d = math.hypot(est[0] - self.x, est[1] - self.y)
                 if best is None or d < best[0]:
                     best = (d, est)
         return None if best is None else best[1]
+
+    def _along_bearing(self, b: int, x: float, y: float, t: float) -> tuple[float, float]:
+        """Where to aim while beacon ``b`` is not placed, given its last bearing (heading ``t``,
+        rad, seen from (``x``, ``y``), u_m from the start): 0.75 u_m short of the first wall of
+        the map the bearing crosses within :data:`BEARING_REACH`, or that far along it. Walls the
+        robot has stood at while aiming so (within :data:`WALL_MET` of that point; recorded in
+        :attr:`walls_met`) do not count, nor does the rest of their piece of the map's walls
+        (gaps of a cell bridged): the beacon is seen over them, and the plan must find the way
+        round rather than step along them."""
+        along = np.arange(1, int(BEARING_REACH / (RES / 2)) + 1) * (RES / 2)
+        px, py = x + along * math.cos(t), y + along * math.sin(t)
+        rows = np.clip(((py + HALF) / RES).astype(int), 0, N - 1)
+        cols = np.clip(((px + HALF) / RES).astype(int), 0, N - 1)
+        far = (float(px[-1]), float(py[-1]))
+        hits = np.flatnonzero(self.logodds[rows, cols] > OCCUPIED)
+        if hits.size == 0:
+            return far
+        pieces, _ = ndimage.label(ndimage.binary_dilation(self.logodds > OCCUPIED), structure=np.ones((3, 3)))
+        met = {pieces[self._cell(*wall)] for wall in self.walls_met[b]}
+        for k in hits:
+            piece = pieces[rows[k], cols[k]]
+            if piece in met:
+                continue
+            short = max(0.0, float(along[k]) - 0.75)
+            aim = (x + short * math.cos(t), y + short * math.sin(t))
+            if math.hypot(aim[0] - self.x, aim[1] - self.y) >= WALL_MET:
+                return aim
+            self.walls_met[b].append((float(px[k]), float(py[k])))
+            met.add(piece)
+        return far
 
     def _map_costs(self, squeeze: bool = False):
         """Costs and blocked cells of the part of the map that can hold the arena, as
