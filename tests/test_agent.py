@@ -406,6 +406,20 @@ def test_a_bearing_that_misses_the_others_is_left_out_of_placing_the_beacon():
     assert brain.beacon_estimate(0) is None
 
 
+def test_a_beacon_once_placed_stays_placed_when_the_bearings_kept_are_parallel():
+    """On Manga2 robots placed both beacons early, then drove along the corridor below them: the
+    last 30 bearings, all taken on that stretch, were too parallel to place them, and the robot
+    went back to aiming along a bearing. It keeps the last placement instead."""
+    brain = Brain(1)
+    beacon = (6.0, 1.0)
+    for ox, oy in ((0, 0), (0, 3), (1, -2), (2, 4), (3, -1)):
+        brain.rays[0].append((ox, oy, math.atan2(beacon[1] - oy, beacon[0] - ox)))
+    assert brain._goal() == pytest.approx(beacon, abs=1e-6)
+    brain.rays[0][:] = [(-3.0 + 0.5 * k, 1.0, 0.0) for k in range(6)]   # along y = 1, due east
+    assert brain.beacon_estimate(0) is None
+    assert brain._goal() == pytest.approx(beacon, abs=1e-6)
+
+
 def test_the_way_home_cuts_a_long_loop_only_across_space_seen_free():
     """The trail goes 6 u_m north, 6 east and 6 south, ending 6 u_m east of home. Across unknown
     space only short cuts of up to 3 u_m are taken; with the inside of the loop seen free, the

@@ -18,15 +18,17 @@ as the compass gives them.
   something touching, or else the arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
   from different places are intersected (least squares; while some ray misses the point, the one
-  that misses most is left out, as long as four remain). Without such a point (bearings taken
-  while driving at the beacon are all parallel) the robot aims along the last bearing: short of
-  the first wall of its map that the bearing crosses (the beacon may be this side of it: on
-  Final the upper beacon is seen only from its corridor, and aiming past the corridor's end
-  wall turned the robot round the long way, and back, before it reached the target), or, once
-  it has stood at that wall, 8 u_m along (the beacon is seen over the wall: the plan finds the
-  way round). At the end of a bearing that led nowhere, or for a beacon never seen, it explores:
-  the nearest unknown place at least 2.5 u_m away, preferring what lies ahead, kept until it is
-  known.
+  that misses most is left out, as long as four remain). A beacon once placed stays where it was
+  last placed while the bearings kept (the last 30) cannot place it: taken along one stretch of
+  the way, they are parallel (on Manga2 robots lost both beacons so, in the corridor below them).
+  Never placed (bearings taken while driving at the beacon are parallel too), the robot aims
+  along the last bearing: short of the first wall of its map that the bearing crosses (the
+  beacon may be this side of it: on Final the upper beacon is seen only from its corridor, and
+  aiming past the corridor's end wall turned the robot round the long way, and back, before it
+  reached the target), or, once it has stood at that wall, 8 u_m along (the beacon is seen over
+  the wall: the plan finds the way round). At the end of a bearing that led nowhere, or for a
+  beacon never seen, it explores: the nearest unknown place at least 2.5 u_m away, preferring
+  what lies ahead, kept until it is known.
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
   radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
   cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
@@ -199,6 +201,7 @@ class Brain:
         self.rays: list[list[tuple[float, float, float]]] = [[] for _ in range(n_beacons)]
         self.fresh: list[tuple[int, float, float, float] | None] = [None] * n_beacons
         self.visited = [False] * n_beacons
+        self.placed: list[tuple[float, float] | None] = [None] * n_beacons   # last placement of each
         self.walls_met: list[list[tuple[float, float]]] = [[] for _ in range(n_beacons)]   # per beacon
         self.phase = "visit"               # visit (-> leave -> visit)* -> signal -> home
         self.path: list[tuple[float, float]] = []
@@ -395,8 +398,9 @@ class Brain:
         return np.where(blocked, 1e3, cost), blocked
 
     def _goal(self) -> tuple[float, float] | None:
-        """Where to go: home, the nearest placed beacon, along the last bearing of one not placed
-        (:meth:`_along_bearing`), or None (explore)."""
+        """Where to go: home, the nearest placed beacon (where :meth:`beacon_estimate` places it, or
+        where it last did), along the last bearing of one never placed (:meth:`_along_bearing`), or
+        None (explore)."""
         if self.phase == "home":
             return (0.0, 0.0)
         best = None
@@ -404,6 +408,10 @@ class Brain:
             if self.visited[b]:
                 continue
             est = self.beacon_estimate(b)
+            if est is None:
+                est = self.placed[b]
+            else:
+                self.placed[b] = est
             fresh = self.fresh[b]
             if fresh is not None and est is not None and self.time - fresh[0] < 12:
                 # close by, a fresh bearing is better than an estimate from far-away rays
@@ -421,7 +429,7 @@ class Brain:
         return None if best is None else best[1]
 
     def _along_bearing(self, b: int, x: float, y: float, t: float) -> tuple[float, float]:
-        """Where to aim while beacon ``b`` is not placed, given its last bearing (heading ``t``,
+        """Where to aim while beacon ``b`` was never placed, given its last bearing (heading ``t``,
         rad, seen from (``x``, ``y``), u_m from the start): 0.75 u_m short of the first wall of
         the map the bearing crosses within :data:`BEARING_REACH`, or that far along it. Walls the
         robot has stood at while aiming so (within :data:`WALL_MET` of that point; recorded in
