@@ -561,7 +561,7 @@ class Brain:
         unexplored = self._unexplored(window)
         yy, xx = np.ogrid[0:h, 0:w]
         r0, c0 = window.here
-        # turning round costs as much as 2 u_m of path
+        # turning round costs as much as 4 u_m of path (a quarter turn 2 u_m)
         turn = np.abs((np.arctan2(yy - r0, xx - c0) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
         candidates = np.where(unexplored, window.dist + 2.0 / np.pi * 2 * turn, np.inf)
         target = int(np.argmin(candidates))
