@@ -237,6 +237,34 @@ def test_backing_into_something_stops_the_backing():
     assert [reversing(a) for a in actions] == [False] * 3 + [True] * 6 + [False] * 2
 
 
+def test_on_the_way_home_a_robot_in_the_way_is_waited_for_and_a_wall_is_planned_round():
+    """On the way home, ten cycles in front of something it did not bump into (on its own trail,
+    most often a robot coming the other way, which moves on) make the robot back off and go on
+    along the trail: planning on the map then took it the long way round (Manga1, seed 3: two
+    robots ended under 1 u_m from home). Four bumps in a row (a wall) make it plan on the map for
+    a while."""
+    from simleague.ciberrato.agent import OFF_TRAIL
+    from simleague.ciberrato.types import Observation
+
+    def measures(t: int, collision: bool, front: float) -> Observation:
+        return Observation(time=t, collision=collision, compass=180, ground=None, ir={0: front, 1: 0.3, 2: 0.3},
+                           beacons={}, gps=None, line=None, score=None, messages=[],
+                           leds=(False, False, False), buttons=(True, False))
+
+    def homeward(collision: bool, front: float) -> Brain:
+        brain = Brain(1, requestable=False)
+        brain.th, brain.x, brain.phase = math.pi, 3.0, "home"
+        brain.trail = [(0.5 * k, 0.0) for k in range(7)]
+        for t in range(1, 12):
+            brain.decide(measures(t, collision, front))
+            if brain.backing:
+                return brain
+        raise AssertionError("it never backed off")
+
+    assert homeward(collision=False, front=5.0).off_trail == 0      # something 0.2 u_m ahead
+    assert homeward(collision=True, front=0.3).off_trail == OFF_TRAIL
+
+
 def test_a_robot_standing_inside_its_walls_inflation_still_has_a_way_out():
     """Its map has wall cells either side of it, a cell away, and behind it (other robots,
     noise): every cell round it is within its radius of a wall. The cells no nearer a wall than

@@ -43,8 +43,9 @@ as the compass gives them.
 * **Home**: back along its own trail (points 0.5 u_m apart), with straight short cuts of up to
   3 u_m where the map is clear and up to 10 u_m across space seen free (Dijkstra on that graph):
   the way is known to be passable, where a plan through unknown space kept trying short cuts
-  that were not there. Stuck on the trail, it plans on the map for a while, where unknown space
-  now costs more.
+  that were not there. Bumping into a wall on the trail, it plans on the map for a while, where
+  unknown space now costs more; stopped by something it did not bump into (on a trail once
+  driven, most often a robot coming the other way), it backs off and goes on along the trail.
 * **Safety**: a wall less than 0.25 u_m ahead stops the forward motion; four bumps in a row, or ten
   cycles with something that close ahead (another robot coming the other way), make it back off
   (six cycles, or until it bumps into something behind) and plan again.
@@ -740,12 +741,16 @@ class Brain:
         # four bumps in a row, or ten cycles in front of something too close to drive on (another
         # robot coming the other way, often): back off and plan again
         if self.bumps >= 4 or self.facing >= 10:
+            bumped = self.bumps >= 4
             if self.facing >= 10:               # what stopped it goes on the map, as a bump does
                 self._mark_ahead(0.65, (-0.5, 0.0, 0.5))
             self.backing, self.bumps, self.facing, self.backed_free = 5, 0, 0, False
             self.careful = CAREFUL
             self.path, self.replan_in = [], 0
-            if self.phase == "home":
+            if self.phase == "home" and bumped:
+                # a wall on the trail: plan on the map for a while. Something that stopped it
+                # without a bump is, on a trail once driven, most often a robot coming the other
+                # way, which moves on: back on the trail (the map plan took the long way round)
                 self.off_trail = OFF_TRAIL
             return -0.06, -0.06
         self.replan_in -= 1
