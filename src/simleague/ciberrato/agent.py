@@ -229,6 +229,12 @@ class Brain:
     def _cell(self, x: float, y: float) -> tuple[int, int]:
         return (min(N - 1, max(0, int((y + HALF) / RES))), min(N - 1, max(0, int((x + HALF) / RES))))
 
+    @staticmethod
+    def _cells(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_cell` for arrays of points (u_m from the start, any shape): rows and columns."""
+        return (np.clip(((y + HALF) / RES).astype(int), 0, N - 1),
+                np.clip(((x + HALF) / RES).astype(int), 0, N - 1))
+
     def _centre(self, r: int, c: int) -> tuple[float, float]:
         return (c + 0.5) * RES - HALF, (r + 0.5) * RES - HALF
 
@@ -439,8 +445,7 @@ class Brain:
         round rather than step along them."""
         along = np.arange(1, int(BEARING_REACH / (RES / 2)) + 1) * (RES / 2)
         px, py = x + along * math.cos(t), y + along * math.sin(t)
-        rows = np.clip(((py + HALF) / RES).astype(int), 0, N - 1)
-        cols = np.clip(((px + HALF) / RES).astype(int), 0, N - 1)
+        rows, cols = self._cells(px, py)
         far = (float(px[-1]), float(py[-1]))
         hits = np.flatnonzero(self.logodds[rows, cols] > OCCUPIED)
         if hits.size == 0:
@@ -608,8 +613,7 @@ class Brain:
         f = np.linspace(0.0, 1.0, steps + 1)[1:]
         x = a[:, None, 0] + (b[:, None, 0] - a[:, None, 0]) * f
         y = a[:, None, 1] + (b[:, None, 1] - a[:, None, 1]) * f
-        r = np.clip(((y + HALF) / RES).astype(int), 0, N - 1)
-        c = np.clip(((x + HALF) / RES).astype(int), 0, N - 1)
+        r, c = self._cells(x, y)
         ok = ~self.blocked[r, c].any(axis=1)
         seen_free = (self.logodds[r, c] < -0.3).all(axis=1)
         return ok & (seen_free | ~known)
