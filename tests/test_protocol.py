@@ -232,10 +232,10 @@ def test_viewer_protocol_grid_status_stop_remove_reset():
         _, va = register(viewer, h.port, b"<View/>\0")
         viewer.sendto(b"<GridReq/>\0", va)
         grid = _read_until(viewer, lambda d: d.startswith(b"<Grid"))
-        assert grid.count(b"<Position ") == 3 and b'X="9" Y="3"' in grid
+        assert grid.count(b"<Position ") == 3 and b'X="9" Y="3"' in grid and b'X="3" Y="7"' in grid
         # per cycle, one <Robot> with a <Position> for each robot, at its grid position before the start
         st = _status(_read_until(viewer, lambda d: d.startswith(b'<Robot Name="two"')))
-        assert (st["Id"], st["Time"], st["X"], st["Y"], st["Collision"]) == ("2", "0", 6.0, 3.0, "False")
+        assert (st["Id"], st["Time"], st["X"], st["Y"], st["Collision"]) == ("2", "0", 3.0, 7.0, "False")
         assert set(st) >= {"Score", "ArrivalTime", "ReturningTime", "Collisions", "VisitedMask", "State"}
         viewer.sendto(b"<Start/>\0", va)
         st = _status(_read_until(viewer, lambda d: d.startswith(b"<Robot") and _status(d)["Time"] == "5"))

@@ -2,7 +2,9 @@
 
 import json
 
+import numpy as np
 import pytest
+from scipy import ndimage
 
 from golden import GOLDEN, LABS
 from simleague.ciberrato.scenario import (Parameters, ScenarioError, expand_row, load_grid, load_lab,
@@ -32,6 +34,34 @@ def test_lab_matches_original_expansion(golden):
     assert flat((t.x, t.y, t.radius) for t in lab.targets) == pytest.approx(flat(t.values() for t in d["targets"]))
     if grid is not None:
         assert flat((p.x, p.y, p.dir) for p in grid.positions) == pytest.approx(flat(d["grid"]))
+
+
+def test_bundled_grid_leaves_every_way_open():
+    """A robot that has finished stays on its grid position (an obstacle, as in the original), so
+    in the bundled lab no grid position may lie on another's only way to the target: with robots
+    parked on the other two, the target is in reach of each (robot centres kept 0.5 u_m from wall
+    faces and 1.0 from a parked robot's centre, on a 0.05 u_m raster). Position 1 is the original
+    simulator's built-in grid."""
+    from simleague.ciberrato.geometry import LabGeometry
+
+    lab, grid = load_lab(), load_grid()
+    original = json.loads((GOLDEN / "labs" / "builtin__default.json").read_text())["grid"]
+    first = grid.positions[0]
+    assert [[first.x, first.y, first.dir]] == original
+    step = 0.05
+    ys, xs = np.mgrid[step / 2:lab.height:step, step / 2:lab.width:step]
+    free = (LabGeometry(lab).wall_distance(np.column_stack([xs.ravel(), ys.ravel()])) >= 0.5).reshape(xs.shape)
+    target = lab.targets[0]
+    cell = lambda x, y: (int(y / step), int(x / step))  # noqa: E731
+    assert len(grid.positions) == 3
+    for k, home in enumerate(grid.positions):
+        open_ = free.copy()
+        for j, parked in enumerate(grid.positions):
+            if j != k:
+                open_ &= np.hypot(xs - parked.x, ys - parked.y) >= 1.0
+        assert open_[cell(home.x, home.y)]
+        regions, _ = ndimage.label(open_)
+        assert regions[cell(home.x, home.y)] == regions[cell(target.x, target.y)], f"grid position {k + 1}"
 
 
 def test_every_shared_lab_file_loads():
