@@ -43,9 +43,10 @@ as the compass gives them.
 * **Home**: back along its own trail (points 0.5 u_m apart), with straight short cuts of up to
   3 u_m where the map is clear and up to 10 u_m across space seen free (Dijkstra on that graph):
   the way is known to be passable, where a plan through unknown space kept trying short cuts
-  that were not there. Bumping into a wall on the trail, it plans on the map for a while, where
-  unknown space now costs more; stopped by something it did not bump into (on a trail once
-  driven, most often a robot coming the other way), it backs off and goes on along the trail.
+  that were not there. Bumping into a wall on the trail, it plans on the map for 20 cycles
+  (about 2 u_m: for longer, those plans took it the long way round too), where unknown space now
+  costs more; stopped by something it did not bump into (on a trail once driven, most often a
+  robot coming the other way), it backs off and goes on along the trail.
 * **Safety**: a wall less than 0.25 u_m ahead stops the forward motion; four bumps in a row, or ten
   cycles with something that close ahead (another robot coming the other way), make it back off
   (six cycles, or until it bumps into something behind) and plan again.
@@ -99,7 +100,7 @@ TARGET_RADIUS = 1.0             # u_m, the target areas of the 2008 labs
 TRAIL_STEP = 0.5                # u_m between the trail points kept for the way home
 SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points ...
 LONG_SHORTCUT = 10.0            # ... or this, through cells seen free only
-OFF_TRAIL = 60                  # cycles of planning on the map after getting stuck on the trail home
+OFF_TRAIL = 20                  # cycles of planning on the map after bumping into a wall on the trail home
 
 
 def _wrap(a: float) -> float:
