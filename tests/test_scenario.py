@@ -37,11 +37,11 @@ def test_lab_matches_original_expansion(golden):
 
 
 def test_bundled_grid_leaves_every_way_open():
-    """A robot that has finished stays on its grid position (an obstacle, as in the original), so
-    in the bundled lab no grid position may lie on another's only way to the target: with robots
-    parked on the other two, the target is in reach of each (robot centres kept 0.5 u_m from wall
-    faces and 1.0 from a parked robot's centre, on a 0.05 u_m raster). Position 1 is the original
-    simulator's built-in grid."""
+    """A robot that has finished stays on its grid position (an obstacle: the world keeps every
+    robot not removed in its collision checks), so in the bundled lab no grid position may lie on
+    another's only way to the target: with robots parked on the other two, the target is in reach
+    of each (robot centres kept 0.5 u_m from wall faces and 1.0 from a parked robot's centre, on a
+    0.05 u_m raster). Position 1 is the original simulator's built-in grid."""
     from simleague.ciberrato.geometry import LabGeometry
 
     lab, grid = load_lab(), load_grid()
