@@ -11,6 +11,7 @@ from test_trial import simleague
 
 from simleague.ciberrato.agent import Brain
 from simleague.ciberrato.scenario import load_scenario
+from simleague.ciberrato.types import Observation
 from simleague.ciberrato.world import World
 
 MANGA1 = (LABS / "CiberRato2008" / "Ciber2008_Manga1Lab.xml", LABS / "CiberRato2008" / "Ciber2008_Manga1Grid.xml")
@@ -98,6 +99,14 @@ def _u_trail(side: float = 3.0):
     across = [(0.5 * k, side) for k in range(1, n + 1)]
     down = [(side, side - 0.5 * k) for k in range(1, n + 1)]
     return up + across + down
+
+
+def _measures(t: int, collision: bool, ir: tuple[float, float, float], compass: float = 0.0) -> Observation:
+    """Measures of cycle ``t`` with the start button pressed: the bumper, the readings of obstacle
+    sensors 0-2 and the compass (degrees); nothing else sensed."""
+    return Observation(time=t, collision=collision, compass=compass, ground=None, ir=dict(enumerate(ir)),
+                       beacons={}, gps=None, line=None, score=None, messages=[],
+                       leds=(False, False, False), buttons=(True, False))
 
 
 def _length(path, start):
@@ -211,12 +220,8 @@ def test_backing_into_something_stops_the_backing():
     """Four bumps ahead make the robot back off for six cycles, through the bumps it still
     feels from the front; a bump after it got free means something is behind: it stops reversing
     (it used to count those bumps, back off again and push at that wall to the end)."""
-    from simleague.ciberrato.types import Observation
-
     def measures(t: int, collision: bool) -> Observation:
-        return Observation(time=t, collision=collision, compass=0, ground=None, ir={0: 0.5, 1: 0.5, 2: 0.5},
-                           beacons={}, gps=None, line=None, score=None, messages=[],
-                           leds=(False, False, False), buttons=(True, False))
+        return _measures(t, collision, ir=(0.5, 0.5, 0.5))
 
     def reversing(action) -> bool:
         return action.left < 0 and action.right < 0
@@ -246,12 +251,9 @@ def test_on_the_way_home_a_robot_in_the_way_is_waited_for_and_a_wall_is_planned_
     those plans took it the long way round too: 3 agents, 176 and 172 robots of 288 finished with
     seeds 1-24 and 25-48, against 160 and 160)."""
     from simleague.ciberrato.agent import OFF_TRAIL
-    from simleague.ciberrato.types import Observation
 
     def measures(t: int, collision: bool, front: float) -> Observation:
-        return Observation(time=t, collision=collision, compass=180, ground=None, ir={0: front, 1: 0.3, 2: 0.3},
-                           beacons={}, gps=None, line=None, score=None, messages=[],
-                           leds=(False, False, False), buttons=(True, False))
+        return _measures(t, collision, ir=(front, 0.3, 0.3), compass=180)
 
     def homeward(collision: bool, front: float) -> Brain:
         brain = Brain(1, requestable=False)
@@ -338,12 +340,8 @@ def test_after_backing_off_it_follows_the_path_closely_before_cutting_corners_ag
     farthest point it sees, cutting the corner; after backing off from a bump (it had clipped
     such a corner and backed off and clipped it again for 1,400 cycles: Manga1, seed 11) it
     drives on along the path's next points first."""
-    from simleague.ciberrato.types import Observation
-
     def measures(t: int, collision: bool) -> Observation:
-        return Observation(time=t, collision=collision, compass=0, ground=None, ir={0: 0.3, 1: 0.3, 2: 0.3},
-                           beacons={}, gps=None, line=None, score=None, messages=[],
-                           leds=(False, False, False), buttons=(True, False))
+        return _measures(t, collision, ir=(0.3, 0.3, 0.3))
 
     bend = [(0.25 * k, 0.0) for k in range(1, 5)] + [(1.0, 0.25 * k) for k in range(1, 9)]
 
