@@ -399,6 +399,35 @@ def test_an_obstacle_reading_raises_the_three_points_it_may_come_from():
     assert max(brain.logodds[axis], brain.logodds[right]) < OCCUPIED
 
 
+def test_a_reading_the_map_explains_puts_no_wall_in_the_free_space_beside_it():
+    """In a 1.5 u_m corridor the side sensor's nearest ray is the one square to the wall, and the
+    points at the reading's distance on its other rays lie in the corridor. With the wall on the
+    map a few cm beyond the reading, the reading is explained: the corridor's free cells stay
+    free (marking them closed Manga2's corridors, cell by cell)."""
+    from simleague.ciberrato.agent import IR_ANGLES, IR_HALF_APERTURE
+
+    brain = Brain(1)
+    brain.th = 0.0
+    wall_row, free_row = brain._cell(0.0, 0.8)[0], brain._cell(0.0, 0.6)[0]   # wall face at y = 0.75
+    c0, c1 = brain._cell(-2.0, 0.0)[1], brain._cell(3.0, 0.0)[1]
+    brain.logodds[wall_row, c0:c1] = 4.0
+    brain.logodds[free_row, c0:c1] = -2.0
+    a = IR_ANGLES[1]
+    sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
+    d = 0.28                                            # the wall is 0.317 away: noise made it nearer
+    points = [brain._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o))
+              for o in (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)]
+    assert {r for r, _ in points} == {free_row}         # all three points fall in the corridor
+    brain._sense_obstacle(a, 1.0 / d)
+    assert all(brain.logodds[p] <= -2.0 for p in points)
+    assert (brain.logodds[wall_row, c0:c1] == 4.0).all()
+
+    unknown = Brain(1)                                  # no wall on the map: the points are raised
+    unknown.th = 0.0
+    unknown._sense_obstacle(a, 1.0 / d)
+    assert all(unknown.logodds[p] > 0 for p in points)
+
+
 def test_an_unplaced_beacon_is_aimed_at_short_of_a_wall_on_its_bearing_until_the_robot_stood_there():
     """Bearings taken while driving at a beacon are parallel and do not place it. The robot aims
     along the last one, but only up to the first wall of its map: on Final, aiming 8 u_m along

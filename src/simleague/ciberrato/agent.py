@@ -13,8 +13,10 @@ as the compass gives them.
 * **Map**: an occupancy grid (:data:`RES` cells, log-odds). Each obstacle reading ``v`` says that
   the 60° cone in front of the sensor is free up to ``1/v`` and, when ``1/v`` < 1 u_m, that
   something is at ``1/v`` on the axis or on one of the cone's edges (the original takes the
-  nearest hit of those three rays: golden README, "IR sensors"); the three points are raised
-  by how likely each is to be it, given the map. A bump marks where an obstacle sensor sees
+  nearest hit of those three rays: golden README, "IR sensors"); unless a wall of the map lies
+  about that far along one of the rays (the reading is explained: in a 1.5 u_m corridor the
+  other two rays' points lie in the corridor), the three points are raised by how likely each
+  is to be it, given the map. A bump marks where an obstacle sensor sees
   something touching, or else the arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
   from different places are intersected (least squares; while some ray misses the point, the one
@@ -83,6 +85,7 @@ IR_RANGE = 2.0                  # readings say little beyond this (noise 0.1 on 
 IR_HIT_RANGE = 1.0              # u_m: what is seen nearer goes on the map (farther, the three
                                 # points it may be at are more than 0.5 u_m apart)
 HIT, MISS, LIMIT = 1.5, -0.35, 4.0        # log-odds steps and bound
+EXPLAINED = 0.2                 # u_m: a reading within this of a wall on the map is explained by it
 RAY_HIT_GAIN = 2.0              # how far an obstacle reading moves its candidate cells' log-odds
 OCCUPIED = 0.75
 SIGHT = 2.5                     # u_m: the farthest path point steered for, if in straight sight
@@ -329,7 +332,10 @@ class Brain:
         those three rays and of the wall corners in the cone (golden README, "IR sensors"), so
         for a wall it is one of the three points, which one is not known (the axis point alone was
         more than 0.15 u_m from any wall in a third of the readings). Each point's cell is raised
-        to the probability that it holds what was seen, given that one of them does."""
+        to the probability that it holds what was seen, given that one of them does; none is
+        when the map explains the reading (:meth:`_explained`)."""
+        if self._explained(sx, sy, a, d):
+            return
         cells = {self._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o))
                  for o in (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)}
         rows, cols = np.array(sorted(cells)).T
@@ -338,6 +344,17 @@ class Brain:
         after = np.clip(p / (1.0 - np.prod(1.0 - p)), 1e-3, 0.999)
         step = np.log(after / (1.0 - after)) - before
         self.logodds[rows, cols] = np.minimum(LIMIT, before + RAY_HIT_GAIN * step)
+
+    def _explained(self, sx: float, sy: float, a: float, d: float) -> bool:
+        """True when the map already holds a wall about ``d`` u_m from the sensor on one of the
+        three rays (the first wall cell along it lies within :data:`EXPLAINED` of ``d``)."""
+        along = np.arange(1, int((d + EXPLAINED) / (RES / 2)) + 1) * (RES / 2)
+        offsets = np.array([0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE])
+        px = sx + along[None, :] * np.cos(a + offsets)[:, None]
+        py = sy + along[None, :] * np.sin(a + offsets)[:, None]
+        wall = self.logodds[self._cells(px, py)] > OCCUPIED
+        first = np.where(wall.any(axis=1), along[wall.argmax(axis=1)], np.inf)
+        return bool((np.abs(first - d) <= EXPLAINED).any())
 
     def beacon_estimate(self, b: int) -> tuple[float, float] | None:
         """Least-squares intersection of the bearings to beacon ``b`` (u_m from the start), or None
