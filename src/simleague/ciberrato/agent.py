@@ -346,8 +346,9 @@ class Brain:
         self.logodds[rows, cols] = np.minimum(LIMIT, before + RAY_HIT_GAIN * step)
 
     def _explained(self, sx: float, sy: float, a: float, d: float) -> bool:
-        """True when the map already holds a wall about ``d`` u_m from the sensor on one of the
-        three rays (the first wall cell along it lies within :data:`EXPLAINED` of ``d``)."""
+        """True when the map already holds a wall about ``d`` u_m from the sensor at (``sx``,
+        ``sy``) (u_m from the start) on its axis (heading ``a``, rad) or on one of its cone's
+        edges: the first wall cell along that ray lies within :data:`EXPLAINED` of ``d``."""
         along = np.arange(1, int((d + EXPLAINED) / (RES / 2)) + 1) * (RES / 2)
         offsets = np.array([0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE])
         px = sx + along[None, :] * np.cos(a + offsets)[:, None]
