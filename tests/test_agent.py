@@ -373,13 +373,13 @@ def test_an_obstacle_reading_raises_the_three_points_it_may_come_from():
     """The original's reading is the nearest hit of the sensor's axis and of its cone's two edges
     (golden README, "IR sensors"). Seen first, the three points are raised alike; with one of
     them already a wall, the reading is explained and the other two hardly move."""
-    from simleague.ciberrato.agent import IR_ANGLES, IR_HALF_APERTURE, OCCUPIED
+    from simleague.ciberrato.agent import IR_ANGLES, IR_RAYS, OCCUPIED
 
     def points(brain):
         a = brain.th + IR_ANGLES[1]                                  # the left sensor, 0.8 u_m
         sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
         cells = [brain._cell(sx + 0.8 * math.cos(a + o), sy + 0.8 * math.sin(a + o))
-                 for o in (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)]
+                 for o in IR_RAYS]
         assert len(set(cells)) == 3
         return cells
 
@@ -404,7 +404,7 @@ def test_a_reading_the_map_explains_puts_no_wall_in_the_free_space_beside_it():
     points at the reading's distance on its other rays lie in the corridor. With the wall on the
     map a few cm beyond the reading, the reading is explained: the corridor's free cells stay
     free (marking them closed Manga2's corridors, cell by cell)."""
-    from simleague.ciberrato.agent import IR_ANGLES, IR_HALF_APERTURE
+    from simleague.ciberrato.agent import IR_ANGLES, IR_RAYS
 
     brain = Brain(1)
     brain.th = 0.0
@@ -416,7 +416,7 @@ def test_a_reading_the_map_explains_puts_no_wall_in_the_free_space_beside_it():
     sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
     d = 0.28                                            # the wall is 0.317 away: noise made it nearer
     points = [brain._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o))
-              for o in (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)]
+              for o in IR_RAYS]
     assert {r for r, _ in points} == {free_row}         # all three points fall in the corridor
     brain._sense_obstacle(a, 1.0 / d)
     assert all(brain.logodds[p] <= -2.0 for p in points)

@@ -16,8 +16,8 @@ as the compass gives them.
   nearest hit of those three rays: golden README, "IR sensors"); unless a wall of the map lies
   about that far along one of the rays (the reading is explained: in a 1.5 u_m corridor the
   other two rays' points lie in the corridor), the three points are raised by how likely each
-  is to be it, given the map. A bump marks where an obstacle sensor sees
-  something touching, or else the arc ahead.
+  is to be it, given the map. A bump marks where an obstacle sensor sees something touching, or
+  else the arc ahead.
 * **Beacons**: each bearing (``BeaconLatency`` cycles old) is a ray from where the robot was; rays
   from different places are intersected (least squares; while some ray misses the point, the one
   that misses most is left out, as long as four remain). A beacon once placed stays where it was
@@ -81,6 +81,8 @@ TRIED = round(0.75 / RES)       # cells each side of an exploration goal marked 
 MAX_POWER = 0.15
 IR_ANGLES = (0.0, math.radians(60), math.radians(-60), math.pi)   # rules figure 2
 IR_HALF_APERTURE = math.radians(30)
+IR_RAYS = (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)   # rad from the axis: the rays whose nearest hit
+                                                        # the original reads (golden README, "IR sensors")
 IR_RANGE = 2.0                  # readings say little beyond this (noise 0.1 on 1/d)
 IR_HIT_RANGE = 1.0              # u_m: what is seen nearer goes on the map (farther, the three
                                 # points it may be at are more than 0.5 u_m apart)
@@ -337,7 +339,7 @@ class Brain:
         if self._explained(sx, sy, a, d):
             return
         cells = {self._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o))
-                 for o in (0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE)}
+                 for o in IR_RAYS}
         rows, cols = np.array(sorted(cells)).T
         before = self.logodds[rows, cols].astype(float)
         p = 1.0 / (1.0 + np.exp(-before))
@@ -350,7 +352,7 @@ class Brain:
         ``sy``) (u_m from the start) on its axis (heading ``a``, rad) or on one of its cone's
         edges: the first wall cell along that ray lies within :data:`EXPLAINED` of ``d``."""
         along = np.arange(1, int((d + EXPLAINED) / (RES / 2)) + 1) * (RES / 2)
-        offsets = np.array([0.0, IR_HALF_APERTURE, -IR_HALF_APERTURE])
+        offsets = np.array(IR_RAYS)
         px = sx + along[None, :] * np.cos(a + offsets)[:, None]
         py = sy + along[None, :] * np.sin(a + offsets)[:, None]
         wall = self.logodds[self._cells(px, py)] > OCCUPIED
