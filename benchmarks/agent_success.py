@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from simleague.ciberrato import agent
-from simleague.ciberrato.scenario import load_scenario
+from simleague.ciberrato.scenario import ScenarioError, load_scenario
 from simleague.ciberrato.world import World
 
 LABS_2008 = Path(__file__).resolve().parents[2] / "shared" / "labs" / "ciberrato" / "CiberRato2008"
@@ -56,8 +56,12 @@ def main() -> int:
     args = parser.parse_args()
     labs = args.labs.split(",")
     jobs = [(lab, seed) for lab in labs for seed in args.seeds]
-    with ProcessPoolExecutor(args.jobs) as pool:
-        states = list(pool.map(trial, *zip(*jobs), [args.agents] * len(jobs)))
+    try:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            states = list(pool.map(trial, *zip(*jobs), [args.agents] * len(jobs)))
+    except ScenarioError as exc:        # the 2008 labs are read from ../shared beside the clone
+        print(f"agent_success: {exc}", file=sys.stderr)
+        return 2
     total = {"Finished": 0, "Returning": 0}
     robots = len(args.seeds) * args.agents
     for lab in labs:

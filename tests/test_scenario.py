@@ -1,6 +1,7 @@
 """Scenario files: every shared lab loads and matches the original's expansion; errors name file and line."""
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -129,3 +130,11 @@ def test_bad_parameter_value():
         load_parameters(b'<Parameters SimTime="-5"/>')
     with pytest.raises(ScenarioError, match="GPS"):
         load_parameters(b'<Parameters GPS="maybe"/>')
+
+
+def test_a_scenario_error_survives_pickling_as_a_process_pool_returns_it():
+    with pytest.raises(ScenarioError) as exc:
+        load_lab(b'<Lab Name="x"><Wall><Corner X="1" Y="1"/></Wall></Lab>')
+    back = pickle.loads(pickle.dumps(exc.value))
+    assert type(back) is ScenarioError
+    assert (back.file, back.line, back.problem, str(back)) == (exc.value.file, 1, exc.value.problem, str(exc.value))

@@ -36,13 +36,17 @@ class ScenarioError(Exception):
     """A scenario file that cannot be used.
 
     ``str(error)`` is one line: ``FILE:LINE: problem``. ``file`` and ``line`` are also attributes
-    (``line`` is ``None`` when the problem is not tied to a line).
+    (``line`` is ``None`` when the problem is not tied to a line). It pickles (a process pool
+    passes it back to the parent: unpickling one called ``__init__`` with the message alone).
     """
 
     def __init__(self, file: str, line: int | None, problem: str):
         self.file, self.line, self.problem = file, line, problem
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self):
+        return type(self), (self.file, self.line, self.problem)
 
 
 @dataclass(frozen=True)
