@@ -36,8 +36,9 @@ class ScenarioError(Exception):
     """A scenario file that cannot be used.
 
     ``str(error)`` is one line: ``FILE:LINE: problem``. ``file`` and ``line`` are also attributes
-    (``line`` is ``None`` when the problem is not tied to a line). It pickles (a process pool
-    passes it back to the parent: unpickling one called ``__init__`` with the message alone).
+    (``line`` is ``None`` when the problem is not tied to a line). It pickles with those three
+    fields, so that a process pool hands it back whole (by default unpickling would call
+    ``__init__`` with the message alone, and fail).
     """
 
     def __init__(self, file: str, line: int | None, problem: str):
