@@ -369,17 +369,24 @@ def test_after_backing_off_it_follows_the_path_closely_before_cutting_corners_ag
     assert abs(turn(backed)) < 0.02                    # straight on to the corner first
 
 
+def _left_sensor_points(brain: Brain, d: float) -> list[tuple[int, int]]:
+    """The map cells (row, col) ``d`` u_m from the left obstacle sensor of a robot at the start
+    heading ``brain.th``, on the sensor's axis and its cone's two edges (the agent's IR_RAYS)."""
+    from simleague.ciberrato.agent import IR_ANGLES, IR_RAYS
+
+    a = brain.th + IR_ANGLES[1]
+    sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
+    return [brain._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o)) for o in IR_RAYS]
+
+
 def test_an_obstacle_reading_raises_the_three_points_it_may_come_from():
     """The original's reading is the nearest hit of the sensor's axis and of its cone's two edges
     (golden README, "IR sensors"). Seen first, the three points are raised alike; with one of
     them already a wall, the reading is explained and the other two hardly move."""
-    from simleague.ciberrato.agent import IR_ANGLES, IR_RAYS, OCCUPIED
+    from simleague.ciberrato.agent import IR_ANGLES, OCCUPIED
 
     def points(brain):
-        a = brain.th + IR_ANGLES[1]                                  # the left sensor, 0.8 u_m
-        sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
-        cells = [brain._cell(sx + 0.8 * math.cos(a + o), sy + 0.8 * math.sin(a + o))
-                 for o in IR_RAYS]
+        cells = _left_sensor_points(brain, 0.8)                      # the left sensor, 0.8 u_m
         assert len(set(cells)) == 3
         return cells
 
@@ -404,7 +411,7 @@ def test_a_reading_the_map_explains_puts_no_wall_in_the_free_space_beside_it():
     points at the reading's distance on its other rays lie in the corridor. With the wall on the
     map a few cm beyond the reading, the reading is explained: the corridor's free cells stay
     free (marking them closed Manga2's corridors, cell by cell)."""
-    from simleague.ciberrato.agent import IR_ANGLES, IR_RAYS
+    from simleague.ciberrato.agent import IR_ANGLES
 
     brain = Brain(1)
     brain.th = 0.0
@@ -413,10 +420,8 @@ def test_a_reading_the_map_explains_puts_no_wall_in_the_free_space_beside_it():
     brain.logodds[wall_row, c0:c1] = 4.0
     brain.logodds[free_row, c0:c1] = -2.0
     a = IR_ANGLES[1]
-    sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
     d = 0.28                                            # the wall is 0.317 away: noise made it nearer
-    points = [brain._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o))
-              for o in IR_RAYS]
+    points = _left_sensor_points(brain, d)
     assert {r for r, _ in points} == {free_row}         # all three points fall in the corridor
     brain._sense_obstacle(a, 1.0 / d)
     assert all(brain.logodds[p] <= -2.0 for p in points)
