@@ -1,9 +1,11 @@
 """How often the sample agent finishes a trial: in-process (the World and one Brain per robot, no
 sockets), on the three 2008 labs in shared and the bundled lab, for a range of seeds.
 
-Run by hand: ``python benchmarks/agent_success.py [--agents 3] [--seeds 1-24] [--labs ...]``
-(about 4 minutes on 2 cores; a lab that cannot be read, as when ``../shared`` is not beside the
-clone, gives one line and exit code 2). Prints, per lab, how many robots Finished and how many
+Run by hand: ``python benchmarks/agent_success.py [--agents 3] [--seeds 1-24] [--labs ...]
+[--given none|map|kept]`` (about 4 minutes on 2 cores; a lab that cannot be read, as when
+``../shared`` is not beside the clone, gives one line and exit code 2). ``--given`` tells the agents
+the lab (:class:`GivenLab`), which separates what exploring costs from what driving and meeting
+other robots cost. Prints, per lab, how many robots Finished and how many
 had visited every target but were still Returning at the end (SimTime 1800), then the totals. The trials are
 chaotic (a small change moves every robot), so compare changes over many seeds: the same agent
 finished 53 of 144 robots with seeds 1-12 and 40 with seeds 13-24; with 288 robots (3 agents,
@@ -15,8 +17,12 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
+from matplotlib.path import Path as Polygon
+
 from simleague.ciberrato import agent
-from simleague.ciberrato.scenario import ScenarioError, load_scenario
+from simleague.ciberrato.geometry import LabGeometry
+from simleague.ciberrato.scenario import Scenario, ScenarioError, load_scenario
 from simleague.ciberrato.world import World
 
 LABS_2008 = Path(__file__).resolve().parents[2] / "shared" / "labs" / "ciberrato" / "CiberRato2008"
@@ -24,17 +30,58 @@ LABS = {name: (LABS_2008 / f"Ciber2008_{name}Lab.xml", LABS_2008 / f"Ciber2008_{
         for name in ("Final", "Manga1", "Manga2")} | {"default": (None, None)}
 
 
-def trial(lab: str, seed: int, agents: int) -> list[str]:
-    """One trial of ``agents`` sample agents on ``lab`` with ``seed``: each robot's final state."""
+class GivenLab(agent.Brain):
+    """The sample agent told the lab (``--given map`` or ``kept``): its map starts as the lab's
+    walls and the arena's border, and every beacon is where it is, so that a trial measures
+    driving, planning and meeting other robots apart from exploring. With ``keep``, the map is
+    set back to the lab's before every decision: other robots never go on it as walls.
+    ``home`` is the robot's grid position (x, y) in u_m."""
+
+    def __init__(self, scenario: Scenario, home: tuple[float, float], keep: bool, **kwargs):
+        super().__init__(len(scenario.lab.beacons), **kwargs)
+        self.keep = keep
+        self.beacons = [(b.x - home[0], b.y - home[1]) for b in scenario.lab.beacons]
+        centres = (np.arange(agent.N) + 0.5) * agent.RES - agent.HALF
+        xs, ys = np.meshgrid(centres + home[0], centres + home[1])
+        points = np.column_stack([xs.ravel(), ys.ravel()])
+        lab = scenario.lab
+        wall = LabGeometry(lab).wall_distance(points) <= agent.RES / 2
+        for w in lab.walls:
+            if w.height > 0:
+                wall |= Polygon(np.asarray(w.corners)).contains_points(points)
+        outside = np.maximum(-points, points - (lab.width, lab.height)).max(axis=1)
+        # the border as a wall 0.5 u_m thick; farther out unknown, so that plans stay in the arena
+        # (the planner's window is the arena's size beyond what is known)
+        logodds = np.where(wall | (outside > 0), agent.LIMIT, -agent.LIMIT)
+        self.truth = np.where(outside > 0.5, 0.0, logodds).reshape(agent.N, agent.N).astype(np.float32)
+        self.logodds[:] = self.truth
+
+    def beacon_estimate(self, b: int) -> tuple[float, float]:
+        return self.beacons[b]
+
+    def decide(self, obs):
+        if self.keep:
+            self.logodds[:] = self.truth
+        return super().decide(obs)
+
+
+def trial(lab: str, seed: int, agents: int, given: str = "none") -> list[str]:
+    """One trial of ``agents`` sample agents on ``lab`` with ``seed``, told the lab as ``given``
+    says (none, map or kept: :class:`GivenLab`): each robot's final state."""
     scenario = load_scenario(*LABS[lab])
     p, size = scenario.params, (scenario.lab.width, scenario.lab.height)
     world = World(scenario, seed=seed)
     brains = {}
     for i in range(agents):
         rid = world.add_robot(f"r{i + 1}")
-        brains[rid] = agent.Brain(len(scenario.lab.beacons), p.compass_latency, p.beacon_latency,
-                                  p.obstacle_requestable, p.n_requests_per_cycle,
-                                  arena=size if max(size) <= agent.HALF else agent.ARENA_2008)
+        options = dict(compass_latency=p.compass_latency, beacon_latency=p.beacon_latency,
+                       requestable=p.obstacle_requestable, max_requests=p.n_requests_per_cycle,
+                       arena=size if max(size) <= agent.HALF else agent.ARENA_2008)
+        if given == "none":
+            brains[rid] = agent.Brain(len(scenario.lab.beacons), **options)
+        else:
+            home = scenario.grid.positions[i]
+            brains[rid] = GivenLab(scenario, (home.x, home.y), keep=given == "kept", **options)
     for k in range(8):              # Measures before the start, as over the network: the heading
         world.step({rid: b.decide(world.observe(rid)) for rid, b in brains.items()} if k else {})
     world.start()
@@ -54,12 +101,16 @@ def main() -> int:
     parser.add_argument("--seeds", type=seed_range, default=seed_range("1-24"), help="e.g. 1-24")
     parser.add_argument("--labs", default=",".join(LABS), help="comma-separated: " + ",".join(LABS))
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--given", choices=("none", "map", "kept"), default="none",
+                        help="tell the agents the lab: its walls as their starting map and where "
+                             "the beacons are (map), and the map set back to that every cycle, so "
+                             "that other robots never go on it (kept)")
     args = parser.parse_args()
     labs = args.labs.split(",")
     jobs = [(lab, seed) for lab in labs for seed in args.seeds]
     try:
         with ProcessPoolExecutor(args.jobs) as pool:
-            states = list(pool.map(trial, *zip(*jobs), [args.agents] * len(jobs)))
+            states = list(pool.map(trial, *zip(*jobs), [args.agents] * len(jobs), [args.given] * len(jobs)))
     except ScenarioError as exc:        # the 2008 labs are read from ../shared beside the clone
         print(f"agent_success: {exc}", file=sys.stderr)
         return 2
