@@ -23,6 +23,7 @@ from matplotlib.path import Path as Polygon
 from simleague.ciberrato import agent
 from simleague.ciberrato.geometry import LabGeometry
 from simleague.ciberrato.scenario import Scenario, ScenarioError, load_scenario
+from simleague.ciberrato.types import Action, Observation
 from simleague.ciberrato.world import World
 
 LABS_2008 = Path(__file__).resolve().parents[2] / "shared" / "labs" / "ciberrato" / "CiberRato2008"
@@ -59,7 +60,7 @@ class GivenLab(agent.Brain):
     def beacon_estimate(self, b: int) -> tuple[float, float]:
         return self.beacons[b]
 
-    def decide(self, obs):
+    def decide(self, obs: Observation) -> Action:
         if self.keep:
             self.logodds[:] = self.truth
         return super().decide(obs)
