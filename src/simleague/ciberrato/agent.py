@@ -30,25 +30,30 @@ as the compass gives them.
   reached the target), or, once it has stood at that wall, 8 u_m along (the beacon is seen over
   the wall: the plan finds the way round). At the end of a bearing that led nowhere, or for a
   beacon never seen, it explores: the nearest unknown place at least 2.5 u_m away, preferring
-  what lies ahead, kept until it is known.
+  what lies ahead, kept until it is known or the way there has grown to half as long again
+  (an unknown place outside the arena, which the robot cannot know as such: the way keeps growing).
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
   radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
   cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
-  reach, planned again letting it squeeze through gaps just a robot wide (the 1.5 u_m corridors
-  of the 2008 labs close when a wall is mapped a cell too thick), and if the map still closes
-  every way, to the unknown place that would make the shortest way there; searched only in the part of
-  the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1; another size can be
-  given): no plan leads past a border the robot cannot yet know to be one, and a plan costs half
-  the time. Followed towards the farthest path point in straight sight (points passed are
-  dropped; for a while after backing off, only the next few: cutting the corner it had bumped
-  into took it into that corner again), replanned every few cycles or when the map blocks it.
-* **Home**: back along its own trail (points 0.5 u_m apart), with straight short cuts of up to
-  3 u_m where the map is clear and up to 10 u_m across space seen free (Dijkstra on that graph):
-  the way is known to be passable, where a plan through unknown space kept trying short cuts
-  that were not there. Bumping into a wall on the trail, it plans on the map for 20 cycles
-  (about 2 u_m: for longer, those plans took it the long way round too), where unknown space now
-  costs more; stopped by something it did not bump into (on a trail once driven, most often a
-  robot coming the other way), it backs off and goes on along the trail.
+  reach, planned again letting it squeeze through gaps just a robot wide (the 1.5 u_m corridors of
+  the 2008 labs close when a wall is mapped a cell too thick), and if the map still closes every
+  way, with what was seen where the robot once saw clearly free space counted as unknown (other
+  robots stand where it saw free space, and move on; a wall it bumped into is believed), and
+  failing that, to the unknown place that would make the shortest way there; searched only in the
+  part of the map that can still hold the arena (28 x 14 u_m by the 2008 rules, section 4 item 1;
+  another size can be given): no plan leads past a border the robot cannot yet know to be one, and
+  a plan costs half the time. Of the beacons still to visit, it goes for the one with the shortest
+  way there. Followed towards the farthest path point in straight sight (points passed are dropped;
+  for a while after backing off, only the next few: cutting the corner it had bumped into took it
+  into that corner again), replanned every few cycles or when the map blocks it.
+* **Home**: back along its own trail (points 0.5 u_m apart), with straight short cuts of up to 3
+  u_m where the map is clear and up to 10 u_m across space seen free (Dijkstra on that graph): the
+  way is known to be passable, where a plan through unknown space kept trying short cuts that were
+  not there. Bumping into a wall on the trail, it plans on the map, where unknown space now costs
+  more, to the trail 3 u_m on (planned home, the map's way turned it round) for at most 20 cycles
+  (about 2 u_m: for longer, those plans took it the long way round too); stopped by something it
+  did not bump into (on a trail once driven, most often a robot coming the other way), it backs off
+  and goes on along the trail.
 * **Safety**: a wall less than 0.25 u_m ahead stops the forward motion; four bumps in a row, or ten
   cycles with something that close ahead (another robot coming the other way), make it back off
   (six cycles, or until it bumps into something behind) and plan again.
@@ -90,11 +95,14 @@ HIT, MISS, LIMIT = 1.5, -0.35, 4.0        # log-odds steps and bound
 EXPLAINED = 0.2                 # u_m: a reading within this of a wall on the map is explained by it
 RAY_HIT_GAIN = 2.0              # how far an obstacle reading moves its candidate cells' log-odds
 OCCUPIED = 0.75
+SURE = 3.0                      # log-odds: a cell below -SURE was clearly seen free
 SIGHT = 2.5                     # u_m: the farthest path point steered for, if in straight sight
 REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon was never placed
 WALL_MET = 1.0                  # u_m: aiming short of a wall on a bearing, this near is standing at it
 REPLAN_EVERY = 6
+GREW = 1.5                      # an exploration goal whose way grew past this many times (and
+                                # 4 u_m past) its cost when chosen is given up
 UNKNOWN_COST = 1.5              # cost of a u_m through unknown space (1 through seen free space) ...
 UNKNOWN_COST_HOME = 4.0         # ... and on the way home, where a way through seen space is worth a detour
 CAREFUL = 40                    # cycles of following the path closely after backing off
@@ -105,6 +113,7 @@ TARGET_RADIUS = 1.0             # u_m, the target areas of the 2008 labs
 TRAIL_STEP = 0.5                # u_m between the trail points kept for the way home
 SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points ...
 LONG_SHORTCUT = 10.0            # ... or this, through cells seen free only
+REJOIN = 3.0                    # u_m along the trail past where it bumped, where the plan round leads
 OFF_TRAIL = 20                  # cycles of planning on the map after bumping into a wall on the trail home
 
 
@@ -223,9 +232,12 @@ class Brain:
         self.ended = False
         self.exhausted: set[int] = set()          # beacons whose last bearing led nowhere
         self.tried = np.zeros((N, N), dtype=bool)      # exploration goals reached that stayed unknown
+        self.seen_free = np.zeros((N, N), dtype=bool)  # cells once seen clearly free (log-odds below -SURE)
         self.trail: list[tuple[float, float]] = [(0.0, 0.0)]   # where it has driven, TRAIL_STEP apart
         self.off_trail = 0                  # cycles left planning on the map instead (stuck on the trail)
+        self.rejoin = (0.0, 0.0)            # where that plan leads: back onto the trail, past the obstacle
         self.explore_target: int | None = None
+        self.explore_cost = 0.0             # path cost to the exploration goal when it was chosen
         self.blocked = np.zeros((N, N), dtype=bool)   # walls inflated by the robot, as last planned
         yy, xx = np.mgrid[-PATCH:PATCH + 1, -PATCH:PATCH + 1]
         self._patch = (xx * RES, yy * RES)      # offsets of the IR cones' window (6.25 u_m a side)
@@ -281,6 +293,7 @@ class Brain:
         body[...] = np.maximum(-LIMIT, body + 2 * MISS)
         for sid, value in obs.ir.items():
             self._sense_obstacle(IR_ANGLES[sid], value)
+        self.seen_free |= self.logodds < -SURE
         then = self._pose_at(obs.time - self.beacon_latency)
         if then is not None:
             for b, value in obs.beacons.items():
@@ -302,7 +315,9 @@ class Brain:
         (rad from the heading): strong evidence on the map, as a bump gives."""
         for side in sides:
             a = self.th + side
-            self._add(self.x + distance * math.cos(a), self.y + distance * math.sin(a), 2 * HIT)
+            x, y = self.x + distance * math.cos(a), self.y + distance * math.sin(a)
+            self._add(x, y, 2 * HIT)
+            self.seen_free[self._cell(x, y)] = False
 
     def _add(self, x: float, y: float, amount: float) -> None:
         r, c = self._cell(x, y)
@@ -425,13 +440,15 @@ class Brain:
         cost = np.where(clearance <= radius, 8.0, np.where(near, 2.0, np.where(unknown, unknown_cost, 1.0)))
         return np.where(blocked, 1e3, cost), blocked
 
-    def _goal(self) -> tuple[float, float] | None:
-        """Where to go: home, the nearest placed beacon (where :meth:`beacon_estimate` places it, or
-        where it last did), along the last bearing of one never placed (:meth:`_along_bearing`), or
-        None (explore)."""
+    def _goals(self) -> list[tuple[float, float]]:
+        """Where to go (u_m from the start): home (or, just after bumping into something on the
+        trail home, the point past it where the trail goes on: :meth:`_rejoin_point`); or a place
+        for each beacon still to visit: where :meth:`beacon_estimate` places it (or where it last
+        did), along the last bearing of one never placed (:meth:`_along_bearing`), none for one
+        never seen or whose bearing led nowhere. Empty: explore. :meth:`_goal_cell` picks one."""
         if self.phase == "home":
-            return (0.0, 0.0)
-        best = None
+            return [self.rejoin if self.off_trail > 0 else (0.0, 0.0)]
+        goals = []
         for b in range(self.n_beacons):
             if self.visited[b]:
                 continue
@@ -451,10 +468,8 @@ class Brain:
             if est is None and self.rays[b] and b not in self.exhausted:
                 est = self._along_bearing(b, *self.rays[b][-1])
             if est is not None:
-                d = math.hypot(est[0] - self.x, est[1] - self.y)
-                if best is None or d < best[0]:
-                    best = (d, est)
-        return None if best is None else best[1]
+                goals.append(est)
+        return goals
 
     def _along_bearing(self, b: int, x: float, y: float, t: float) -> tuple[float, float]:
         """Where to aim while beacon ``b`` was never placed, given its last bearing (heading ``t``,
@@ -485,27 +500,33 @@ class Brain:
             met.add(piece)
         return far
 
-    def _map_costs(self, squeeze: bool = False):
+    def _map_costs(self, squeeze: bool = False, doubt: bool = False):
         """Costs and blocked cells of the part of the map that can hold the arena, as
         ``(rows, cols, here, cost, blocked)``; :attr:`blocked` is updated to match (all of the map
-        outside that part is blocked). ``squeeze`` as in :meth:`_costs`."""
+        outside that part is blocked). ``squeeze`` as in :meth:`_costs`; ``doubt``: what was seen
+        in cells once seen clearly free (:attr:`seen_free`) counts as unknown, not as a wall."""
         r0, c0 = self._cell(self.x, self.y)
         rows, cols = self._window(r0, c0)
         here = (r0 - rows.start, c0 - cols.start)
-        cost, blocked = self._costs(self.logodds[rows, cols], here, squeeze)
+        logodds = self.logodds[rows, cols]
+        if doubt:
+            logodds = np.where(self.seen_free[rows, cols] & (logodds > 0), 0.0, logodds)
+        cost, blocked = self._costs(logodds, here, squeeze)
         self.blocked[:] = True
         self.blocked[rows, cols] = blocked
         return rows, cols, here, cost, blocked
 
     def _plan(self) -> None:
-        """A new :attr:`path` to the goal, or to a place to explore. Planned with the walls
-        inflated by the robot's radius; when that leaves the goal (or every place to explore)
-        out of reach, planned again squeezing through gaps just a robot wide (:meth:`_costs`)."""
-        goal = self._goal()
-        for squeeze in (False, True):
-            window = _Window(*self._map_costs(squeeze))
-            if goal is not None:
-                target = self._goal_cell(window, goal, last_try=squeeze)
+        """A new :attr:`path` to a goal (:meth:`_goals`, :meth:`_goal_cell`), or to a place to
+        explore. Planned with the walls inflated by the robot's radius; when that leaves every
+        goal (or every place to explore) out of reach, planned again squeezing through gaps just a
+        robot wide (:meth:`_costs`); and if that too fails, with what was seen in cells once seen
+        clearly free doubted (:meth:`_map_costs`): most often other robots, which moved on."""
+        goals = self._goals()
+        for squeeze, doubt in ((False, False), (True, False), (True, True)):
+            window = _Window(*self._map_costs(squeeze, doubt))
+            if goals:
+                target = self._goal_cell(window, goals, last_try=doubt)
             else:
                 target = self._explore_cell(window)
             if target is not None:
@@ -526,21 +547,34 @@ class Brain:
         path.reverse()
         self.path = path
 
-    def _goal_cell(self, window: _Window, goal: tuple[float, float], last_try: bool) -> int | None:
-        """The goal's cell (flat index in the window), or None when it is out of reach. On the
-        ``last_try``, a cell in reach instead: the nearest to the goal if that is within a target
-        area's radius of it (the estimate lies in a wall of the map); else the unknown cell in
-        reach that makes the shortest way there, if the rest were open (the map closes every way
-        known so far: look for another); else the nearest to the goal, or None if the robot is
-        there already."""
+    def _goal_cell(self, window: _Window, goals: list[tuple[float, float]], last_try: bool) -> int | None:
+        """The cell (flat index in the window) of the goal of ``goals`` (u_m from the start) with
+        the shortest way there, or None when none is in reach (by the way, not as the crow flies:
+        on Final a robot half-way between the two beacons, one of them closed off by its map,
+        switched between them for 1,300 cycles). On the ``last_try``, for the goal that the map's
+        walls least stand in the way of, a cell in reach instead: the nearest to that goal if it
+        is within a target area's radius of it (the estimate lies in a wall of the map); else the
+        unknown cell in reach that makes the shortest way there, if the rest were open (the map
+        closes every way known so far: look for another); else the nearest to the goal, or None
+        if the robot is there already."""
         self.explore_target = None
-        r, c = window.local(*self._cell(*goal))
         h, w = window.blocked.shape
-        target = r * w + c if 0 <= r < h and 0 <= c < w else -1
-        if target >= 0 and window.reachable[target]:
-            return target
+        cells = []
+        for goal in goals:
+            r, c = window.local(*self._cell(*goal))
+            cells.append(r * w + c if 0 <= r < h and 0 <= c < w else -1)
+        in_reach = [k for k in cells if k >= 0 and window.reachable[k]]
+        if in_reach:
+            return min(in_reach, key=lambda k: window.dist[k])
         if not last_try:
             return None
+        # the way through the fewest walls (a blocked cell costs 1,000 a u_m), else the nearest
+        inside = [k for k in cells if k >= 0]
+        if inside:
+            r, c = divmod(min(inside, key=lambda k: window.dist[k]), w)
+        else:
+            goal = min(goals, key=lambda g: math.hypot(g[0] - self.x, g[1] - self.y))
+            r, c = window.local(*self._cell(*goal))
         yy, xx = np.ogrid[0:h, 0:w]
         near_goal = (np.hypot(yy - r, xx - c) * RES).ravel()
         nearest = int(np.argmin(np.where(window.reachable, near_goal + 0.1 * window.dist, np.inf)))
@@ -584,7 +618,10 @@ class Brain:
         if self.explore_target is not None:
             r, c = window.local(*divmod(self.explore_target, N))
             if 0 <= r < h and 0 <= c < w and self._unknown(window)[r * w + c]:
-                return r * w + c
+                if window.dist[r * w + c] <= max(GREW * self.explore_cost, self.explore_cost + 4.0):
+                    return r * w + c
+                mr, mc = divmod(self.explore_target, N)
+                self.tried[max(0, mr - TRIED):mr + TRIED + 1, max(0, mc - TRIED):mc + TRIED + 1] = True
         unexplored = self._unexplored(window)
         yy, xx = np.ogrid[0:h, 0:w]
         r0, c0 = window.here
@@ -595,6 +632,7 @@ class Brain:
         if not np.isfinite(candidates[target]):
             return None
         self.explore_target = self._map_index(window, target)
+        self.explore_cost = float(window.dist[target])
         return target
 
     def _home_path(self) -> list[tuple[float, float]]:
@@ -624,6 +662,16 @@ class Brain:
             path.extend((float(x0 + (x1 - x0) * f / k), float(y0 + (y1 - y0) * f / k)) for f in range(k))
             node = nxt
         return path[::-1]
+
+    def _rejoin_point(self) -> tuple[float, float]:
+        """The point of the way home along the trail (:meth:`_home_path`) :data:`REJOIN` u_m on from
+        the robot (home, if that is nearer): where a plan round what it bumped into on the trail
+        leads, so that it goes round the obstacle rather than home another way (planned to home,
+        the map's way often turned the robot round, and back onto the trail 20 cycles later)."""
+        pts = np.array([(self.x, self.y)] + self._home_path())
+        along = np.cumsum(np.hypot(*np.diff(pts, axis=0).T))
+        far = np.flatnonzero(along >= REJOIN)
+        return (0.0, 0.0) if far.size == 0 else (float(pts[far[0] + 1, 0]), float(pts[far[0] + 1, 1]))
 
     def _clear_many(self, a: np.ndarray, b: np.ndarray, known: np.ndarray) -> np.ndarray:
         """For segments from ``a`` to ``b`` ((K, 2) u_m each): True where one crosses no blocked
@@ -777,6 +825,7 @@ class Brain:
                 # without a bump is, on a trail once driven, most often a robot coming the other
                 # way, which moves on: back on the trail (the map plan took the long way round)
                 self.off_trail = OFF_TRAIL
+                self.rejoin = self._rejoin_point()
             return -0.06, -0.06
         self.replan_in -= 1
         arrived = bool(self.path) and math.hypot(self.path[-1][0] - self.x, self.path[-1][1] - self.y) < REACHED
@@ -787,7 +836,7 @@ class Brain:
             r, c = self._cell(*self.path[-1])
             self.tried[max(0, r - TRIED):r + TRIED + 1, max(0, c - TRIED):c + TRIED + 1] = True
         if self.phase == "home" and self.off_trail > 0:
-            self.off_trail -= 1
+            self.off_trail = 0 if arrived else self.off_trail - 1
             if self.off_trail == 0:
                 self.path = []
         if self.phase == "home" and self.off_trail == 0:
