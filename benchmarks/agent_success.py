@@ -2,7 +2,7 @@
 sockets), on the three 2008 labs in shared and the bundled lab, for a range of seeds.
 
 Run by hand: ``python benchmarks/agent_success.py [--agents 3] [--seeds 1-24] [--labs ...]
-[--given none|map|kept]`` (about 4 minutes on 2 cores; a lab that cannot be read, as when
+[--given none|map|kept]`` (about 5 minutes on 2 cores; a lab that cannot be read, as when
 ``../shared`` is not beside the clone, gives one line and exit code 2). ``--given`` tells the agents
 the lab (:class:`GivenLab`), which separates what exploring costs from what driving and meeting
 other robots cost. Prints, per lab, how many robots Finished and how many
