@@ -317,15 +317,22 @@ def test_with_every_known_way_to_the_beacon_closed_it_explores_towards_it():
     assert brain.path == [] and brain.logodds.max() == before / 2
 
 
+def _room_with_two_unknown_places(east: tuple[float, float], west: tuple[float, float]) -> Brain:
+    """A robot at the start facing east in a closed room 16 x 10 u_m, all seen free but two
+    places 0.4 x 0.6 u_m, from ``east[0]`` to ``east[1]`` and ``west[0]`` to ``west[1]`` along y = 0."""
+    brain = Brain(1)
+    brain.th = 0.0
+    _mark(brain, -8, 8, -5, 5, -4.0)
+    _box(brain, -8, 8, -5, 5)
+    _mark(brain, *east, -0.3, 0.3, 0.0)
+    _mark(brain, *west, -0.3, 0.3, 0.0)
+    return brain
+
+
 def test_an_exploration_goal_reached_and_still_unknown_is_given_up():
     """Reaching a place to explore that stayed unknown marks it tried (as the robot does on
     arrival); the next plan explores elsewhere instead of keeping that goal."""
-    brain = Brain(1)
-    brain.th = 0.0
-    _mark(brain, -8, 8, -5, 5, -4.0)               # a closed room, all seen but two places
-    _box(brain, -8, 8, -5, 5)
-    _mark(brain, 4.0, 4.4, -0.3, 0.3, 0.0)
-    _mark(brain, -6.0, -5.6, -0.3, 0.3, 0.0)
+    brain = _room_with_two_unknown_places((4.0, 4.4), (-6.0, -5.6))
     brain._plan()
     first = brain.explore_target
     r, c = divmod(first, brain.logodds.shape[1])
@@ -548,8 +555,8 @@ def _bearings_to(brain: Brain, b: int, beacon: tuple[float, float], places) -> N
 
 
 def test_of_two_beacons_the_one_with_the_shorter_way_is_visited_first():
-    """Beacon 0 is 3 u_m away as the crow flies, behind a wall it takes about 12 u_m to go round;
-    beacon 1 is 5 u_m away in the open. The robot goes to beacon 1. Choosing as the crow flies, a
+    """Beacon 0 is 3 u_m away as the crow flies, behind a wall: about 8 u_m round it; beacon 1 is
+    5 u_m away in the open. The robot goes to beacon 1. Choosing as the crow flies, a
     robot half-way between Final's two beacons, one of them closed off by its map, switched
     between them every few cycles for 1,300 cycles (Final, told the map, seed 1, robot 3)."""
     brain = Brain(2)
@@ -633,15 +640,11 @@ def test_bumping_into_something_on_the_trail_home_it_plans_round_it_back_onto_th
 
 
 def test_an_exploration_goal_whose_way_grew_well_past_its_first_length_is_given_up():
-    """The way to the place chosen to explore was 5 u_m; a wall found across it makes it about
-    17. The robot marks the place tried and explores elsewhere (Final, seed 2: it chased an
+    """The way to the place chosen to explore cost 5 (u_m through space seen free); a wall found
+    across it makes it cost about 10.5, more than 4 past that. The robot marks the place tried
+    and explores elsewhere (Final, seed 2: it chased an
     unknown place outside the arena from cycle 100 to 650, along the bottom wall and back)."""
-    brain = Brain(1)
-    brain.th = 0.0
-    _mark(brain, -8, 8, -5, 5, -4.0)               # a closed room, all seen but two places
-    _box(brain, -8, 8, -5, 5)
-    _mark(brain, 5.0, 5.4, -0.3, 0.3, 0.0)
-    _mark(brain, -6.6, -6.2, -0.3, 0.3, 0.0)
+    brain = _room_with_two_unknown_places((5.0, 5.4), (-6.6, -6.2))
     brain._plan()
     first = brain.explore_target
     assert first is not None and brain.path[-1][0] > 4.0
