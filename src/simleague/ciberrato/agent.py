@@ -30,8 +30,8 @@ as the compass gives them.
   reached the target), or, once it has stood at that wall, 8 u_m along (the beacon is seen over
   the wall: the plan finds the way round). At the end of a bearing that led nowhere, or for a
   beacon never seen, it explores: the nearest unknown place at least 2.5 u_m away, preferring
-  what lies ahead, kept until it is known or the way there has grown to half as long again
-  (an unknown place outside the arena, which the robot cannot know as such: the way keeps growing).
+  what lies ahead, kept until it is known or the way there has grown by half and by 4 u_m (an
+  unknown place outside the arena, which the robot cannot know as such: the way keeps growing).
 * **Paths**: Dijkstra (scipy's csgraph) on the 8-connected grid, walls inflated by the robot's
   radius, unknown cells passable at a higher cost, goals only where the robot's part of the free
   cells reaches (never into the unseen inside of a thick wall); when that leaves the goal out of
@@ -549,9 +549,9 @@ class Brain:
 
     def _goal_cell(self, window: _Window, goals: list[tuple[float, float]], last_try: bool) -> int | None:
         """The cell (flat index in the window) of the goal of ``goals`` (u_m from the start) with
-        the shortest way there, or None when none is in reach (by the way, not as the crow flies:
-        on Final a robot half-way between the two beacons, one of them closed off by its map,
-        switched between them for 1,300 cycles). On the ``last_try``, for the goal that the map's
+        the shortest way there, or None when none is in reach (the nearest as the crow flies would
+        not do: on Final a robot half-way between the two beacons, one of them closed off by its
+        map, switched between them for 1,300 cycles). On the ``last_try``, for the goal that the map's
         walls least stand in the way of, a cell in reach instead: the nearest to that goal if it
         is within a target area's radius of it (the estimate lies in a wall of the map); else the
         unknown cell in reach that makes the shortest way there, if the rest were open (the map
@@ -613,7 +613,9 @@ class Brain:
     def _explore_cell(self, window: _Window) -> int | None:
         """A place to explore (flat index in the window), or None when none is in reach: the
         nearest of :meth:`_unexplored`, preferring what lies ahead, kept as
-        :attr:`explore_target` until it is known (no dithering)."""
+        :attr:`explore_target` until it is known (no dithering) or until its way costs more than
+        :data:`GREW` times, and 4 more than, :attr:`explore_cost` (its cost when chosen): then it
+        is marked tried."""
         h, w = window.blocked.shape
         if self.explore_target is not None:
             r, c = window.local(*divmod(self.explore_target, N))
