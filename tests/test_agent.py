@@ -614,7 +614,7 @@ def test_bumping_into_something_on_the_trail_home_it_plans_round_it_back_onto_th
     """Bumping into a wall on the trail home, the plan on the map leads to the trail 3 u_m on,
     past the wall, and the robot is back on the trail once there. Planned to home instead, the
     map's way (through unknown space) turned the robot round, and 20 cycles later the trail turned
-    it back, into the same wall (Final, seed 1: 300 cycles so, 24 u_m from home at the end)."""
+    it back, into the same wall (alone, Final seed 1: 300 cycles so, 24 u_m from home at the end)."""
     from simleague.ciberrato.agent import OFF_TRAIL
 
     brain = Brain(1, requestable=False)
@@ -642,8 +642,8 @@ def test_bumping_into_something_on_the_trail_home_it_plans_round_it_back_onto_th
 def test_an_exploration_goal_whose_way_grew_well_past_its_first_length_is_given_up():
     """The way to the place chosen to explore cost 5 (u_m through space seen free); a wall found
     across it makes it cost about 10.5, more than 4 past that. The robot marks the place tried
-    and explores elsewhere (Final, seed 2: it chased an
-    unknown place outside the arena from cycle 100 to 650, along the bottom wall and back)."""
+    and explores elsewhere (alone, Final seed 2: it chased an unknown place outside the arena
+    from cycle 100 to 650, along the bottom wall and back)."""
     brain = _room_with_two_unknown_places((5.0, 5.4), (-6.6, -6.2))
     brain._plan()
     first = brain.explore_target
