@@ -622,8 +622,7 @@ class Brain:
             if 0 <= r < h and 0 <= c < w and self._unknown(window)[r * w + c]:
                 if window.dist[r * w + c] <= max(GREW * self.explore_cost, self.explore_cost + 4.0):
                     return r * w + c
-                mr, mc = divmod(self.explore_target, N)
-                self.tried[max(0, mr - TRIED):mr + TRIED + 1, max(0, mc - TRIED):mc + TRIED + 1] = True
+                self._mark_tried(*divmod(self.explore_target, N))
         unexplored = self._unexplored(window)
         yy, xx = np.ogrid[0:h, 0:w]
         r0, c0 = window.here
@@ -636,6 +635,11 @@ class Brain:
         self.explore_target = self._map_index(window, target)
         self.explore_cost = float(window.dist[target])
         return target
+
+    def _mark_tried(self, r: int, c: int) -> None:
+        """Mark the map cells within :data:`TRIED` cells of row ``r``, column ``c`` tried: no
+        exploration goal there (an exploration goal reached, or given up, while still unknown)."""
+        self.tried[max(0, r - TRIED):r + TRIED + 1, max(0, c - TRIED):c + TRIED + 1] = True
 
     def _home_path(self) -> list[tuple[float, float]]:
         """The way home along the robot's own trail: the points it drove through, joined in order
@@ -835,8 +839,7 @@ class Brain:
             # at the end of a stale bearing and the beacon still unseen: explore instead
             self.exhausted.update(b for b in range(self.n_beacons) if self.fresh[b] is None)
         if arrived and self.explore_target is not None:
-            r, c = self._cell(*self.path[-1])
-            self.tried[max(0, r - TRIED):r + TRIED + 1, max(0, c - TRIED):c + TRIED + 1] = True
+            self._mark_tried(*self._cell(*self.path[-1]))
         if self.phase == "home" and self.off_trail > 0:
             self.off_trail = 0 if arrived else self.off_trail - 1
             if self.off_trail == 0:
