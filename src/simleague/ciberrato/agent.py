@@ -523,10 +523,13 @@ class Brain:
         robot wide (:meth:`_costs`); and if that too fails, with what was seen in cells once seen
         clearly free doubted (:meth:`_map_costs`): most often other robots, which moved on."""
         goals = self._goals()
-        for squeeze, doubt in ((False, False), (True, False), (True, True)):
+        tries = [(False, False), (True, False)]
+        if (self.seen_free & (self.logodds > 0)).any():     # else the doubting plan is the same again
+            tries.append((True, True))
+        for k, (squeeze, doubt) in enumerate(tries):
             window = _Window(*self._map_costs(squeeze, doubt))
             if goals:
-                target = self._goal_cell(window, goals, last_try=doubt)
+                target = self._goal_cell(window, goals, last_try=k == len(tries) - 1)
             else:
                 target = self._explore_cell(window)
             if target is not None:
