@@ -180,6 +180,12 @@ def _box(brain: Brain, x0: float, x1: float, y0: float, y1: float):
         _mark(brain, xa, xb, ya, yb, 4.0)
 
 
+def _bearings_to(brain: Brain, b: int, beacon: tuple[float, float], places) -> None:
+    """Bearings to beacon ``b`` at ``beacon`` taken from each of ``places`` (u_m from the start)."""
+    for ox, oy in places:
+        brain.rays[b].append((ox, oy, math.atan2(beacon[1] - oy, beacon[0] - ox)))
+
+
 def test_exploring_never_aims_into_the_unknown_inside_of_a_wall():
     """A robot 0.4 u_m from a thick wall whose inside it never saw, in a room it has seen all of:
     a path into the inside would cross only three blocked cells of the map, but there is no way
@@ -206,8 +212,7 @@ def test_a_corridor_mapped_a_cell_too_narrow_is_squeezed_through_to_the_beacon()
     _box(brain, -3, 10, -4, 4)
     _mark(brain, 4.0, 4.5, -4, 4, 4.0)             # a wall across it, with a corridor 1.5 wide
     _mark(brain, 4.0, 4.5, -0.3, 0.3, -4.0)        # mapped a cell too narrow on each side: 1 u_m
-    for ox, oy in ((0, 0), (0, 2), (0, -2), (2, 3)):   # bearings from four places to (8, 0)
-        brain.rays[0].append((ox, oy, math.atan2(-oy, 8 - ox)))
+    _bearings_to(brain, 0, (8.0, 0.0), ((0, 0), (0, 2), (0, -2), (2, 3)))   # from four places
     assert brain.beacon_estimate(0) == pytest.approx((8.0, 0.0), abs=1e-6)
     brain._plan()
     assert brain.path, "no plan to the beacon"
@@ -288,8 +293,7 @@ def test_a_robot_standing_inside_its_walls_inflation_still_has_a_way_out():
     _mark(brain, -0.2, -0.2, -1, 0.9, 4.0)         # a slot a cell wide round the robot
     _mark(brain, 0.4, 0.4, -1, 0.9, 4.0)
     _mark(brain, -0.2, 0.4, -0.4, -0.4, 4.0)
-    for ox, oy in ((0, 0), (2, 1), (-2, 1), (0, 2)):   # bearings to a beacon at (0, 4)
-        brain.rays[0].append((ox, oy, math.atan2(4 - oy, -ox)))
+    _bearings_to(brain, 0, (0.0, 4.0), ((0, 0), (2, 1), (-2, 1), (0, 2)))
     brain._plan()
     assert brain.path and math.hypot(brain.path[-1][0], brain.path[-1][1] - 4.0) < 0.25, brain.path
 
@@ -304,8 +308,7 @@ def test_with_every_known_way_to_the_beacon_closed_it_explores_towards_it():
     _box(brain, -8, 8, -5, 5)
     _mark(brain, -7.75, -5, -4.75, 4.75, 0.0)      # ... but its far end
     _mark(brain, 2.0, 2.0, -5, 5, 4.0)             # a wall across it, the beacon behind
-    for ox, oy in ((0, 0), (0, 2), (0, -2), (-2, 3)):
-        brain.rays[0].append((ox, oy, math.atan2(-oy, 5 - ox)))
+    _bearings_to(brain, 0, (5.0, 0.0), ((0, 0), (0, 2), (0, -2), (-2, 3)))
     brain._plan()
     assert brain.path and brain.path[-1][0] <= -4.75, brain.path[-1:]   # off to the unknown end
     assert brain.explore_target is not None
@@ -473,8 +476,7 @@ def test_a_bearing_that_misses_the_others_is_left_out_of_placing_the_beacon():
     six together were refused, and the robot went on aiming along a bearing it could not place)."""
     brain = Brain(1)
     beacon = (6.0, 1.0)
-    for ox, oy in ((0, 0), (0, 3), (1, -2), (2, 4), (3, -1)):
-        brain.rays[0].append((ox, oy, math.atan2(beacon[1] - oy, beacon[0] - ox)))
+    _bearings_to(brain, 0, beacon, ((0, 0), (0, 3), (1, -2), (2, 4), (3, -1)))
     assert brain.beacon_estimate(0) == pytest.approx(beacon, abs=1e-6)
     brain.rays[0].append((1.0, 1.0, math.radians(40.0)))
     assert brain.beacon_estimate(0) == pytest.approx(beacon, abs=1e-6)
@@ -488,8 +490,7 @@ def test_a_beacon_once_placed_stays_placed_when_the_bearings_kept_are_parallel()
     went back to aiming along a bearing. It keeps the last placement instead."""
     brain = Brain(1)
     beacon = (6.0, 1.0)
-    for ox, oy in ((0, 0), (0, 3), (1, -2), (2, 4), (3, -1)):
-        brain.rays[0].append((ox, oy, math.atan2(beacon[1] - oy, beacon[0] - ox)))
+    _bearings_to(brain, 0, beacon, ((0, 0), (0, 3), (1, -2), (2, 4), (3, -1)))
     assert brain._goals() == [pytest.approx(beacon, abs=1e-6)]
     brain.rays[0][:] = [(-3.0 + 0.5 * k, 1.0, 0.0) for k in range(6)]   # along y = 1, due east
     assert brain.beacon_estimate(0) is None
@@ -538,20 +539,13 @@ def test_on_the_way_home_a_way_through_seen_space_is_worth_a_detour():
         _mark(brain, 2.0, 2.0, -0.75, 0.75, -4.0)
         _mark(brain, 2.0, 2.0, 2.5, 5.5, -4.0)
         _mark(brain, 0.25, 3.75, -2.0, 2.0, 0.0)   # the short way's surroundings unknown
-        for ox, oy in ((4, 0), (4, 2), (4, -2), (6, 3)):   # bearings to a beacon at (0, 0)
-            brain.rays[0].append((ox, oy, math.atan2(-oy, -ox)))
+        _bearings_to(brain, 0, (0.0, 0.0), ((4, 0), (4, 2), (4, -2), (6, 3)))
         brain._plan()
         assert brain.path and math.hypot(*brain.path[-1]) < 0.25, brain.path[-1:]
         return brain.path
 
     assert all(abs(y) < 1.5 for x, y in plan("visit") if 1.5 <= x <= 2.5)
     assert all(y > 2.0 for x, y in plan("home") if 1.5 <= x <= 2.5)
-
-
-def _bearings_to(brain: Brain, b: int, beacon: tuple[float, float], places) -> None:
-    """Bearings to beacon ``b`` at ``beacon`` taken from each of ``places`` (u_m from the start)."""
-    for ox, oy in places:
-        brain.rays[b].append((ox, oy, math.atan2(beacon[1] - oy, beacon[0] - ox)))
 
 
 def test_of_two_beacons_the_one_with_the_shorter_way_is_visited_first():
