@@ -647,3 +647,48 @@ def test_an_exploration_goal_whose_way_grew_well_past_its_first_length_is_given_
     assert brain.explore_target not in (None, first)
     assert brain.path[-1][0] < -5.0, brain.path[-1]
     assert brain.tried[divmod(first, brain.logodds.shape[1])]
+
+
+def test_exploring_prefers_a_wide_unknown_area_to_a_small_pocket_nearer():
+    """A robot facing east in a room seen free from x = -8 to 6, open to the east (unknown from
+    x = 6 on), with a pocket of unknown 0.5 x 0.5 u_m 3.5 u_m ahead. The nearest unknown place is
+    the pocket, but little is seen there; it explores the wide unknown area, 2.5 u_m farther
+    (traced before the change, Final seed 3, 3 agents: grid position 3 got to the middle of the
+    lab by cycle 300, then went back for the pockets of unknown along the walls it had passed and
+    explored the left half for the rest of the trial)."""
+    brain = Brain(1)
+    brain.th = 0.0
+    _mark(brain, -8, 6, -5, 5, -4.0)
+    _mark(brain, -8, 6, -5, -5, 4.0)
+    _mark(brain, -8, 6, 5, 5, 4.0)
+    _mark(brain, -8, -8, -5, 5, 4.0)
+    _mark(brain, 3.4, 3.6, -0.1, 0.1, 0.0)          # the pocket: 2 x 2 cells
+    brain._plan()
+    assert brain.explore_target is not None
+    assert brain.path[-1][0] > 6.0, brain.path[-1]
+
+
+def test_the_odds_of_lying_in_the_arena_follow_from_what_is_known():
+    """Known from x = -8 to 6 and y = -5 to 5 (14 x 10 u_m) in a 28 x 14 arena: the arena's west
+    side lies between x = -22 and -8, every place equally likely. A cell known lies in it for
+    sure, one 7 u_m east of what is known in half of the places, one 14 u_m east in none; along y
+    (4 u_m to spare) likewise."""
+    from simleague.ciberrato.agent import _Window
+
+    brain = Brain(1)
+    brain.th = 0.0
+    _mark(brain, -8, 6, -5, 5, -4.0)
+    window = _Window(*brain._map_costs())
+    odds = brain._in_arena(window)
+
+    def at(x: float, y: float) -> float:
+        r, c = window.local(*brain._cell(x, y))
+        return float(odds[r, c])
+
+    assert at(0.0, 0.0) == pytest.approx(1.0, abs=0.02)
+    assert at(-8.0, 5.0) == pytest.approx(1.0, abs=0.02)
+    assert at(13.0, 0.0) == pytest.approx(0.5, abs=0.03)
+    assert at(-15.0, 0.0) == pytest.approx(0.5, abs=0.03)
+    assert at(7.0, 7.0) == pytest.approx(0.5 * 0.93, abs=0.04)
+    assert at(19.9, 0.0) < 0.03 and at(0.0, -8.9) < 0.07
+    assert odds.shape == window.blocked.shape and odds.min() >= 0.0 and odds.max() <= 1.0 + 1e-9

@@ -101,6 +101,8 @@ REACHED = 0.5                   # u_m: a path point this near is passed
 BEARING_REACH = 8.0             # u_m along a bearing to aim at while the beacon was never placed
 WALL_MET = 1.0                  # u_m: aiming short of a wall on a bearing, this near is standing at it
 REPLAN_EVERY = 6
+GAIN_COST = 8.0                 # u_m of path a place to explore with nothing unknown round it costs more
+GAIN_REACH = 2.0                # u_m each side of it that counts as round it
 GREW = 1.5                      # an exploration goal whose way grew past this many times (and
                                 # 4 u_m past) its cost when chosen is given up
 UNKNOWN_COST = 1.5              # cost of a u_m through unknown space (1 through seen free space) ...
@@ -400,19 +402,45 @@ class Brain:
 
     # -- planning -----------------------------------------------------------------------------
 
+    def _extent(self, r0: int, c0: int) -> list[tuple[int, int]]:
+        """The first and last map row, then column, of what is known and of the robot's cell
+        (``r0``, ``c0``): the arena covers them."""
+        known = np.abs(self.logodds) >= 0.3
+        extent = []
+        for axis, here in enumerate((r0, c0)):
+            seen = np.flatnonzero(known.any(axis=1 - axis))
+            extent.append((min(here, int(seen[0])), max(here, int(seen[-1]))) if seen.size else (here, here))
+        return extent
+
     def _window(self, r0: int, c0: int) -> tuple[slice, slice]:
         """The part of the map that can hold the lab, as (rows, cols) slices: along each axis, at
         most the arena's size beyond the extent of what is known and of the robot's cell (``r0``, ``c0``),
         never less than that extent."""
-        known = np.abs(self.logodds) >= 0.3
         window = []
-        for axis, (here, size) in enumerate(((r0, self.arena[1]), (c0, self.arena[0]))):
-            seen = np.flatnonzero(known.any(axis=1 - axis))
-            lo = min(here, int(seen[0])) if seen.size else here
-            hi = max(here, int(seen[-1])) if seen.size else here
+        for (lo, hi), size in zip(self._extent(r0, c0), (self.arena[1], self.arena[0])):
             reach = int(math.ceil(size / RES)) + 2
             window.append(slice(max(0, min(lo, hi - reach)), min(N, max(hi, lo + reach) + 1)))
         return window[0], window[1]
+
+    def _in_arena(self, window: _Window) -> np.ndarray:
+        """The odds (0 to 1) that each cell of the window lies in the arena, as an array of the
+        window's shape. The arena covers what is known (:meth:`_extent`) and any place of it that
+        does is taken as equally likely: along each axis, the odds are the share of those places
+        that cover the cell, and the two axes' odds are multiplied. Once what is known spans the
+        arena's size along an axis, the odds there are 1 within that span and 0 outside."""
+        odds = []
+        r0, c0 = window.here[0] + window.rows.start, window.here[1] + window.cols.start
+        for (lo, hi), size, part in zip(self._extent(r0, c0), (self.arena[1], self.arena[0]),
+                                        (window.rows, window.cols)):
+            length = size / RES
+            first, last = hi - length, float(lo)      # where the arena's first cell can lie
+            cell = np.arange(part.start, part.stop, dtype=float)
+            if last - first >= 1:
+                covering = np.minimum(cell, last) - np.maximum(cell - length, first)
+                odds.append(np.clip(covering, 0.0, None) / (last - first))
+            else:
+                odds.append(((cell >= lo - 1) & (cell <= hi + 1)).astype(float))
+        return odds[0][:, None] * odds[1][None, :]
 
     def _costs(self, logodds: np.ndarray, here: tuple[int, int], squeeze: bool = False
                ) -> tuple[np.ndarray, np.ndarray]:
@@ -593,11 +621,14 @@ class Brain:
         away = math.hypot(nearest // w - window.here[0], nearest % w - window.here[1]) * RES
         return nearest if away > 2 * REACHED else None
 
+    def _untried(self, window: _Window) -> np.ndarray:
+        """Mask (the window's shape) of its unknown cells that are not tried yet."""
+        rows, cols = window.rows, window.cols
+        return (np.abs(self.logodds[rows, cols]) < 0.3) & ~self.tried[rows, cols]
+
     def _unknown(self, window: _Window) -> np.ndarray:
         """Flat mask of the window's unknown cells in reach that are not tried yet."""
-        rows, cols = window.rows, window.cols
-        unknown = (np.abs(self.logodds[rows, cols]) < 0.3) & ~self.tried[rows, cols]
-        return unknown.ravel() & window.reachable
+        return self._untried(window).ravel() & window.reachable
 
     def _unexplored(self, window: _Window) -> np.ndarray:
         """Flat mask of the window's cells worth exploring: :meth:`_unknown` and at least 2.5 u_m
@@ -614,8 +645,9 @@ class Brain:
         return (r + window.rows.start) * N + c + window.cols.start
 
     def _explore_cell(self, window: _Window) -> int | None:
-        """A place to explore (flat index in the window), or None when none is in reach: the
-        nearest of :meth:`_unexplored`, preferring what lies ahead, kept as
+        """A place to explore (flat index in the window), or None when none is in reach: of
+        :meth:`_unexplored`, the one with the least way there, turn towards it and
+        :data:`GAIN_COST` times what it may not show (1 - :meth:`_gain`), kept as
         :attr:`explore_target` until it is known (no dithering) or until its way costs more than
         :data:`GREW` times, and 4 more than, :attr:`explore_cost` (its cost when chosen): then it
         is marked tried."""
@@ -629,15 +661,29 @@ class Brain:
         unexplored = self._unexplored(window)
         yy, xx = np.ogrid[0:h, 0:w]
         r0, c0 = window.here
-        # turning round costs as much as 4 u_m of path (a quarter turn 2 u_m)
+        # turning round costs as much as 4 u_m of path (a quarter turn 2 u_m); a place that may
+        # show nothing, GAIN_COST
         turn = np.abs((np.arctan2(yy - r0, xx - c0) - self.th + np.pi) % (2 * np.pi) - np.pi).ravel()
-        candidates = np.where(unexplored, window.dist + 2.0 / np.pi * 2 * turn, np.inf)
+        cost = window.dist + 2.0 / np.pi * 2 * turn + GAIN_COST * (1 - self._gain(window))
+        candidates = np.where(unexplored, cost, np.inf)
         target = int(np.argmin(candidates))
         if not np.isfinite(candidates[target]):
             return None
         self.explore_target = self._map_index(window, target)
         self.explore_cost = float(window.dist[target])
         return target
+
+    def _gain(self, window: _Window) -> np.ndarray:
+        """Flat, per cell of the window: what exploring there may show, as the share (0 to 1) of
+        the cells within :data:`GAIN_REACH` along each axis that are unknown and not tried
+        (:meth:`_untried`), each weighted by its odds of lying in the arena (:meth:`_in_arena`).
+        A pocket of unknown among cells seen, or unknown space likely outside the arena, shows
+        little; the edge of a wide unknown area in the arena about half. This is the information
+        gain of frontier exploration (Yamauchi 1997 picks the nearest frontier; González-Baños and
+        Latombe 2002 weigh what it shows against the way there), as an area, not counted rays."""
+        size = 2 * round(GAIN_REACH / RES) + 1
+        shown = self._untried(window) * self._in_arena(window)
+        return ndimage.uniform_filter(shown, size, mode="constant").ravel()
 
     def _mark_tried(self, r: int, c: int) -> None:
         """Mark the map cells within :data:`TRIED` cells of row ``r``, column ``c`` tried: no
