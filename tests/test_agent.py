@@ -692,3 +692,23 @@ def test_the_odds_of_lying_in_the_arena_follow_from_what_is_known():
     assert at(7.0, 7.0) == pytest.approx(0.5 * 0.93, abs=0.04)
     assert at(19.9, 0.0) < 0.03 and at(0.0, -8.9) < 0.07
     assert odds.shape == window.blocked.shape and odds.min() >= 0.0 and odds.max() <= 1.0 + 1e-9
+
+
+def test_a_beacon_just_past_a_corridor_mapped_too_narrow_is_not_given_up_for_one_far_away():
+    """Beacon 0 is 8 u_m east, past a 1.5 u_m corridor mapped a cell too narrow on each side;
+    beacon 1 is 18 u_m west in the open. The plan with the walls inflated reaches only beacon 1,
+    far more than twice as far as beacon 0: the squeezing plan is compared, and its way to
+    beacon 0 is the shorter (Manga2 seed 1, 3 agents, robot 2: 4 u_m from a beacon in the 1.5 u_m
+    bottom corridor, it turned for the other beacon, some 35 u_m round the lab)."""
+    brain = Brain(2)
+    brain.th = 0.0
+    _mark(brain, -20, 10, -4, 4, -4.0)             # a closed room, all seen
+    _box(brain, -20, 10, -4, 4)
+    _mark(brain, 4.0, 4.5, -4, 4, 4.0)             # a wall across it, with a corridor 1.5 wide
+    _mark(brain, 4.0, 4.5, -0.3, 0.3, -4.0)        # mapped a cell too narrow on each side: 1 u_m
+    _bearings_to(brain, 0, (8.0, 0.0), ((0, 0), (0, 2), (0, -2), (2, 3)))
+    _bearings_to(brain, 1, (-18.0, 0.0), ((0, 0), (-6, 3), (-6, -3), (-10, 3)))
+    assert brain.beacon_estimate(1) == pytest.approx((-18.0, 0.0), abs=1e-6)
+    brain._plan()
+    assert brain.path and math.hypot(brain.path[-1][0] - 8.0, brain.path[-1][1]) < 0.25, brain.path[-1:]
+    assert brain.blocked[brain._cell(4.25, 0.0)] == False     # noqa: E712  the squeezing plan's map is kept
