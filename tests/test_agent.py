@@ -202,16 +202,23 @@ def test_exploring_never_aims_into_the_unknown_inside_of_a_wall():
     assert all(not (2.0 <= x <= 5.0 and -1.5 <= y <= 1.5) for x, y in brain.path), brain.path
 
 
+def _room_with_a_narrow_corridor(brain: Brain, west: float) -> Brain:
+    """``brain`` heading east in a closed room, all seen, from x = ``west`` to 10 and y = -4 to
+    4 (u_m), with a wall across it at x = 4 and in it a corridor 1.5 u_m wide mapped a cell too
+    narrow on each side (1 u_m), as the 2008 labs' corridors are mapped (Manga2)."""
+    brain.th = 0.0
+    _mark(brain, west, 10, -4, 4, -4.0)
+    _box(brain, west, 10, -4, 4)
+    _mark(brain, 4.0, 4.5, -4, 4, 4.0)
+    _mark(brain, 4.0, 4.5, -0.3, 0.3, -4.0)
+    return brain
+
+
 def test_a_corridor_mapped_a_cell_too_narrow_is_squeezed_through_to_the_beacon():
     """The 2008 labs have corridors 1.5 u_m wide (Manga2); with their walls mapped a cell into
     the corridor, the robot's inflated map closes it. The beacon is only reachable through it,
     so the plan squeezes through rather than stopping at the nearest open place."""
-    brain = Brain(1)
-    brain.th = 0.0
-    _mark(brain, -3, 10, -4, 4, -4.0)              # a closed room, all seen
-    _box(brain, -3, 10, -4, 4)
-    _mark(brain, 4.0, 4.5, -4, 4, 4.0)             # a wall across it, with a corridor 1.5 wide
-    _mark(brain, 4.0, 4.5, -0.3, 0.3, -4.0)        # mapped a cell too narrow on each side: 1 u_m
+    brain = _room_with_a_narrow_corridor(Brain(1), west=-3)
     _bearings_to(brain, 0, (8.0, 0.0), ((0, 0), (0, 2), (0, -2), (2, 3)))   # from four places
     assert brain.beacon_estimate(0) == pytest.approx((8.0, 0.0), abs=1e-6)
     brain._plan()
@@ -700,12 +707,7 @@ def test_a_beacon_just_past_a_corridor_mapped_too_narrow_is_not_given_up_for_one
     far more than twice as far as beacon 0: the squeezing plan is compared, and its way to
     beacon 0 is the shorter (Manga2 seed 1, 3 agents, robot 2: 4 u_m from a beacon in the 1.5 u_m
     bottom corridor, it turned for the other beacon, some 35 u_m round the lab)."""
-    brain = Brain(2)
-    brain.th = 0.0
-    _mark(brain, -20, 10, -4, 4, -4.0)             # a closed room, all seen
-    _box(brain, -20, 10, -4, 4)
-    _mark(brain, 4.0, 4.5, -4, 4, 4.0)             # a wall across it, with a corridor 1.5 wide
-    _mark(brain, 4.0, 4.5, -0.3, 0.3, -4.0)        # mapped a cell too narrow on each side: 1 u_m
+    brain = _room_with_a_narrow_corridor(Brain(2), west=-20)
     _bearings_to(brain, 0, (8.0, 0.0), ((0, 0), (0, 2), (0, -2), (2, 3)))
     _bearings_to(brain, 1, (-18.0, 0.0), ((0, 0), (-6, 3), (-6, -3), (-10, 3)))
     assert brain.beacon_estimate(1) == pytest.approx((-18.0, 0.0), abs=1e-6)
