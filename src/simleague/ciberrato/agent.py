@@ -115,7 +115,9 @@ ARENA_2008 = (28.0, 14.0)       # u_m: arena width (x) and height (y), 2008 rule
 HOME_TOLERANCE = 0.2
 TARGET_RADIUS = 1.0             # u_m, the target areas of the 2008 labs
 TRAIL_STEP = 0.5                # u_m between the trail points kept for the way home
-SHORTCUT = 3.0                  # u_m: longest straight short cut between two trail points ...
+SHORTCUT = 1.5                  # u_m: longest straight short cut between two trail points through
+                                # space not seen free: trail points on both sides of a wall are at least
+                                # a robot's width plus the wall apart (3.0 crossed a wall of Manga2) ...
 LONG_SHORTCUT = 10.0            # ... or this, through cells seen free only
 REJOIN = 3.0                    # u_m along the trail past where it bumped, where the plan round leads
 OFF_TRAIL = 20                  # cycles of planning on the map after bumping into a wall on the trail home
