@@ -719,4 +719,4 @@ def test_a_beacon_just_past_a_corridor_mapped_too_narrow_is_not_given_up_for_one
     assert brain.beacon_estimate(1) == pytest.approx((-18.0, 0.0), abs=1e-6)
     brain._plan()
     assert brain.path and math.hypot(brain.path[-1][0] - 8.0, brain.path[-1][1]) < 0.25, brain.path[-1:]
-    assert brain.blocked[brain._cell(4.25, 0.0)] == False     # noqa: E712  the squeezing plan's map is kept
+    assert not brain.blocked[brain._cell(4.25, 0.0)]        # the squeezing plan's map is kept

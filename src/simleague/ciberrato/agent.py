@@ -123,6 +123,13 @@ REJOIN = 3.0                    # u_m along the trail past where it bumped, wher
 OFF_TRAIL = 20                  # cycles of planning on the map after bumping into a wall on the trail home
 
 
+def _well_past(length: float, reference: float, factor: float) -> bool:
+    """Whether ``length`` (u_m) is over ``factor`` times ``reference`` and 4 u_m over it: the test
+    of a way grown past its cost when chosen (:data:`GREW`) and of a roundabout way
+    (:data:`ROUNDABOUT`); the 4 u_m keep short ways from tripping it over a few cells."""
+    return length > max(factor * reference, reference + 4.0)
+
+
 def _wrap(a: float) -> float:
     return (a + math.pi) % (2 * math.pi) - math.pi
 
@@ -558,7 +565,7 @@ class Brain:
         :data:`ROUNDABOUT` times, and 4 u_m more than, the straight distance to the nearest of
         ``goals``: a shorter way may open with the next plan."""
         straight = min(math.hypot(gx - self.x, gy - self.y) for gx, gy in goals)
-        return window.dist[target] > max(ROUNDABOUT * straight, straight + 4.0)
+        return _well_past(window.dist[target], straight, ROUNDABOUT)
 
     def _plan(self) -> None:
         """A new :attr:`path` to a goal (:meth:`_goals`, :meth:`_goal_cell`), or to a place to
@@ -683,7 +690,7 @@ class Brain:
         if self.explore_target is not None:
             r, c = window.local(*divmod(self.explore_target, N))
             if 0 <= r < h and 0 <= c < w and self._unknown(window)[r * w + c]:
-                if window.dist[r * w + c] <= max(GREW * self.explore_cost, self.explore_cost + 4.0):
+                if not _well_past(window.dist[r * w + c], self.explore_cost, GREW):
                     return r * w + c
                 self._mark_tried(*divmod(self.explore_target, N))
         unexplored = self._unexplored(window)
