@@ -541,9 +541,10 @@ class Brain:
 
     def _map_costs(self, squeeze: bool = False, doubt: bool = False):
         """Costs and blocked cells of the part of the map that can hold the arena, as
-        ``(rows, cols, here, cost, blocked)``; :attr:`blocked` is updated to match (all of the map
-        outside that part is blocked). ``squeeze`` as in :meth:`_costs`; ``doubt``: what was seen
-        in cells once seen clearly free (:attr:`seen_free`) counts as unknown, not as a wall."""
+        ``(rows, cols, here, cost, blocked)``, leaving :attr:`blocked` as it was: the caller keeps
+        the one it plans on (:meth:`_keep_blocked`). ``squeeze`` as in :meth:`_costs`; ``doubt``:
+        what was seen in cells once seen clearly free (:attr:`seen_free`) counts as unknown, not as
+        a wall."""
         r0, c0 = self._cell(self.x, self.y)
         rows, cols = self._window(r0, c0)
         here = (r0 - rows.start, c0 - cols.start)
@@ -551,7 +552,6 @@ class Brain:
         if doubt:
             logodds = np.where(self.seen_free[rows, cols] & (logodds > 0), 0.0, logodds)
         cost, blocked = self._costs(logodds, here, squeeze)
-        self._keep_blocked(rows, cols, blocked)
         return rows, cols, here, cost, blocked
 
     def _keep_blocked(self, rows: slice, cols: slice, blocked: np.ndarray) -> None:
@@ -594,10 +594,9 @@ class Brain:
                 found = (window, target)
             if found is not None and (squeeze or not (goals and self._roundabout(*found, goals))):
                 break
-        if found is not None:
-            window, target = found
-            self._keep_blocked(window.rows, window.cols, window.blocked)
-        else:
+        window, target = found or (window, None)     # walled in: the last plan's map is kept
+        self._keep_blocked(window.rows, window.cols, window.blocked)
+        if target is None:
             # walled in by the map: some of its walls were other robots, or noise. Halve every
             # wall's evidence; the real ones come back as soon as they are seen again
             self.path, self.explore_target = [], None
@@ -732,7 +731,8 @@ class Brain:
         free (up to :data:`LONG_SHORTCUT`), so that the loops of the search are cut off without
         guessing at unknown space. Driven once, the way is known to be passable, where a plan
         through unknown space on the way home kept trying short cuts that were not there."""
-        self._map_costs()
+        rows, cols, _, _, blocked = self._map_costs()
+        self._keep_blocked(rows, cols, blocked)
         pts = np.array(self.trail + [(self.x, self.y)])
         n = len(pts)
         gap = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
