@@ -294,6 +294,30 @@ def test_on_the_way_home_a_robot_in_the_way_is_waited_for_and_a_wall_is_planned_
     assert bumped.path[-1] == (0.0, 0.0) and all(abs(y) < 0.1 for _, y in bumped.path)   # the trail
 
 
+def test_held_up_near_home_it_ends_where_it_is_and_far_from_home_it_does_not():
+    """On the way home, within 1.5 u_m of home and no nearer for 50 cycles (here: a wall it
+    keeps bumping into, so that it cannot move), it turns on the End led where it is: rules 8
+    and 9 cost a few points for the distance short of home and one for every 25 cycles waited
+    (traced: default seed 7, 3 agents, a robot stood 0.9 u_m from home for 1,300 cycles behind
+    a robot parked on its grid position). Held up 2 u_m from home it keeps trying; free to move,
+    it drives on to home (by its reckoning) before it ends."""
+    def homeward(x: float, collision: bool, cycles: int) -> tuple[Brain, int | None]:
+        brain = Brain(1, requestable=False)
+        brain.th, brain.x, brain.phase = math.pi, x, "home"
+        brain.trail = [(0.5 * k, 0.0) for k in range(int(x / 0.5) + 1)]
+        for t in range(1, cycles + 1):
+            front = 5.0 if collision else 0.3
+            if brain.decide(_measures(t, collision, ir=(front, 0.3, 0.3), compass=180)).end_led:
+                return brain, t
+        return brain, None
+
+    held, ended = homeward(1.2, collision=True, cycles=300)
+    assert ended is not None and 50 <= ended <= 60 and held.x == pytest.approx(1.2, abs=0.05)
+    assert homeward(2.0, collision=True, cycles=300)[1] is None
+    free, ended = homeward(1.2, collision=False, cycles=300)
+    assert ended is not None and math.hypot(free.x, free.y) < 0.2
+
+
 def test_a_robot_standing_inside_its_walls_inflation_still_has_a_way_out():
     """Its map has wall cells either side of it, a cell away, and behind it (other robots,
     noise): every cell round it is within its radius of a wall. The cells no nearer a wall than
