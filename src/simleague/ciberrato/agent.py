@@ -53,7 +53,10 @@ as the compass gives them.
   more, to the trail 3 u_m on (planned home, the map's way turned it round) for at most 20 cycles
   (about 2 u_m: for longer, those plans took it the long way round too); stopped by something it
   did not bump into (on a trail once driven, most often a robot coming the other way), it backs off
-  and goes on along the trail.
+  and goes on along the trail; stopped so again within 1 u_m of that place, it takes what stops it
+  for a wall (the trail, as reckoned now, runs into it). It ends within 0.2 u_m of home by its
+  reckoning, or within 1.5 u_m when it has come no nearer for 50 cycles (something stands in the
+  way; rules 8 and 9 score the distance short of home and the time taken).
 * **Safety**: a wall less than 0.25 u_m ahead stops the forward motion; four bumps in a row, or ten
   cycles with something that close ahead (another robot coming the other way), make it back off
   (six cycles, or until it bumps into something behind) and plan again.
@@ -122,6 +125,7 @@ SHORTCUT = 1.5                  # u_m: longest straight short cut between two tr
                                 # a robot's width plus the wall apart (3.0 crossed a wall of Manga2) ...
 LONG_SHORTCUT = 10.0            # ... or this, through cells seen free only
 REJOIN = 3.0                    # u_m along the trail past where it bumped, where the plan round leads
+AGAIN = 1.0                     # u_m: stopped this near where it was stopped before, it is a wall
 OFF_TRAIL = 20                  # cycles of planning on the map after bumping into a wall on the trail home
 
 
@@ -241,6 +245,7 @@ class Brain:
         self.bumps = 0
         self.facing = 0                     # cycles in a row with something less than 0.25 u_m ahead
         self.last_front = 0.0
+        self.stopped_at: tuple[float, float] | None = None   # where something last stopped it without a bump
         self.backing = 0                    # cycles left backing off
         self.backed_free = False            # no bump since the backing began
         self.careful = 0                    # cycles left following the path closely (after backing off)
@@ -925,15 +930,20 @@ class Brain:
         # robot coming the other way, often): back off and plan again
         if self.bumps >= 4 or self.facing >= 10:
             bumped = self.bumps >= 4
+            stopped_again = False
             if self.facing >= 10:               # what stopped it goes on the map, as a bump does
                 self._mark_ahead(0.65, (-0.5, 0.0, 0.5))
+                stopped_again = (self.stopped_at is not None
+                                 and math.hypot(self.x - self.stopped_at[0], self.y - self.stopped_at[1]) < AGAIN)
+                self.stopped_at = (self.x, self.y)
             self.backing, self.bumps, self.facing, self.backed_free = 5, 0, 0, False
             self.careful = CAREFUL
             self.path, self.replan_in = [], 0
-            if self.phase == "home" and bumped:
+            if self.phase == "home" and (bumped or stopped_again):
                 # a wall on the trail: plan on the map for a while. Something that stopped it
                 # without a bump is, on a trail once driven, most often a robot coming the other
-                # way, which moves on: back on the trail (the map plan took the long way round)
+                # way, which moves on: back on the trail (the map plan took the long way round);
+                # stopped there again, it is a wall (the trail, as reckoned now, runs into it)
                 self.off_trail = OFF_TRAIL
                 self.rejoin = self._rejoin_point()
             return -0.06, -0.06
