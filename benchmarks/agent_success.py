@@ -5,13 +5,13 @@ Run by hand: ``python benchmarks/agent_success.py [--agents 3] [--seeds 1-24] [-
 [--given none|map|kept]`` (about 5 minutes on 2 cores; a lab that cannot be read, as when
 ``../shared`` is not beside the clone, gives one line and exit code 2). ``--given`` tells the agents
 the lab (:class:`GivenLab`), which separates what exploring costs from what driving and meeting
-other robots cost. Prints, per lab, how many robots Finished (and of those, how many
-ended over 0.5 u_m from their grid position: the agent ends short of it when something stands in
-the way) and how many had visited every target but were still Returning at the end (SimTime
-1800), then the totals. The trials are
-chaotic (a small change moves every robot), so compare changes over many seeds: the same agent
-finished 53 of 144 robots with seeds 1-12 and 40 with seeds 13-24; with 288 robots (3 agents,
-24 seeds) about 16 finishes (two binomial standard deviations) is still within the spread.
+other robots cost. Prints, per lab, how many robots Finished (and of those, how many ended over
+0.5 u_m from their grid position: the agent ends short of it when something stands in the way)
+and how many had visited every target but were still Returning at the end (SimTime 1800), then
+the totals. The trials are chaotic (a small change moves every robot), so compare changes over
+many seeds: the same agent finished 53 of 144 robots with seeds 1-12 and 40 with seeds 13-24;
+with 288 robots (3 agents, 24 seeds) about 16 finishes (two binomial standard deviations) is
+still within the spread.
 """
 
 import argparse
