@@ -2,20 +2,23 @@
 sockets), on the three 2008 labs in shared and the bundled lab, for a range of seeds.
 
 Run by hand: ``python benchmarks/agent_success.py [--agents 3] [--seeds 1-24] [--labs ...]
-[--given none|map|kept]`` (about 5 minutes on 2 cores; a lab that cannot be read, as when
+[--given none|map|kept] [--detail]`` (about 5 minutes on 2 cores; a lab that cannot be read, as when
 ``../shared`` is not beside the clone, gives one line and exit code 2). ``--given`` tells the agents
 the lab (:class:`GivenLab`), which separates what exploring costs from what driving and meeting
 other robots cost. Prints, per lab, how many robots Finished (and of those, how many ended over
 0.5 u_m from their grid position: the agent ends short of it when something stands in the way)
 and how many had visited every target but were still Returning at the end (SimTime 1800), then
-the totals. The trials are chaotic (a small change moves every robot), so compare changes over
+the totals; with ``--detail``, first a line per robot of where its time went (:class:`Robot`).
+The trials are chaotic (a small change moves every robot), so compare changes over
 many seeds: the same agent finished 53 of 144 robots with seeds 1-12 and 40 with seeds 13-24;
 with 288 robots (3 agents, 24 seeds) about 16 finishes (two binomial standard deviations) is
 still within the spread.
 """
 
 import argparse
+import math
 import sys
+from dataclasses import dataclass
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -71,10 +74,27 @@ class GivenLab(agent.Brain):
         return super().decide(obs)
 
 
-def trial(lab: str, seed: int, agents: int, given: str = "none") -> list[tuple[str, float]]:
+@dataclass
+class Robot:
+    """One robot's trial: its final ``state``; ``away``, u_m (straight) from its grid position at
+    the end; the cycles of its ``first_visit`` and ``last_visit`` of a target, of its return
+    signal (``returned``) and of its end (``ended``), None where it never got so far; the
+    ``shortest`` way home from where it signalled the return (D_R, the scorer's path distance,
+    u_m) and how far it ``drove`` from there to the end of the trial (u_m)."""
+
+    state: str
+    away: float
+    first_visit: int | None = None
+    last_visit: int | None = None
+    returned: int | None = None
+    ended: int | None = None
+    shortest: float | None = None
+    drove: float = 0.0
+
+
+def trial(lab: str, seed: int, agents: int, given: str = "none") -> list[Robot]:
     """One trial of ``agents`` sample agents on ``lab`` with ``seed``, told the lab as ``given``
-    says (none, map or kept: :class:`GivenLab`): each robot's final state and its distance (u_m,
-    straight) from its grid position at the end."""
+    says (none, map or kept: :class:`GivenLab`): a :class:`Robot` for each robot."""
     scenario = load_scenario(*LABS[lab])
     p, size = scenario.params, (scenario.lab.width, scenario.lab.height)
     world = World(scenario, seed=seed)
@@ -92,12 +112,27 @@ def trial(lab: str, seed: int, agents: int, given: str = "none") -> list[tuple[s
     for k in range(8):              # Measures before the start, as over the network: the heading
         world.step({rid: b.decide(world.observe(rid)) for rid, b in brains.items()} if k else {})
     world.start()
+    seen = {rid: Robot("", math.nan) for rid in brains}
     while not world.finished:
+        before = world.x.copy(), world.y.copy()
         world.step({rid: b.decide(world.observe(rid)) for rid, b in brains.items()})
+        for rid, robot in seen.items():
+            rec = world.records[rid]
+            if robot.first_visit is None and any(rec.visited):
+                robot.first_visit = world.time
+            if robot.returned is None and rec.state == "Returning":
+                robot.returned, robot.last_visit, robot.shortest = (world.time, rec.visiting_time,
+                                                                    rec.return_distance)
+            if robot.returned is not None and robot.ended is None:
+                i = rid - 1
+                robot.drove += math.hypot(world.x[i] - before[0][i], world.y[i] - before[1][i])
+                robot.ended = world.time if rec.finished else None
     home = scenario.grid.positions
-    return [(world.records[rid].state,
-             float(np.hypot(world.x[rid - 1] - home[rid - 1].x, world.y[rid - 1] - home[rid - 1].y)))
-            for rid in brains]
+    for rid, robot in seen.items():
+        robot.state = world.records[rid].state
+        robot.away = float(np.hypot(world.x[rid - 1] - home[rid - 1].x, world.y[rid - 1] - home[rid - 1].y))
+        robot.last_visit = robot.last_visit or world.records[rid].visiting_time
+    return list(seen.values())
 
 
 def seed_range(text: str) -> list[int]:
@@ -111,6 +146,9 @@ def main() -> int:
     parser.add_argument("--seeds", type=seed_range, default=seed_range("1-24"), help="e.g. 1-24")
     parser.add_argument("--labs", default=",".join(LABS), help="comma-separated: " + ",".join(LABS))
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--detail", action="store_true",
+                        help="a line per robot: cycles of its first and last visit, return signal and "
+                             "end; the shortest way home from there and how far it drove")
     parser.add_argument("--given", choices=("none", "map", "kept"), default="none",
                         help="tell the agents the lab: its walls as their starting map and where "
                              "the beacons are (map), and the map set back to that every cycle, so "
@@ -120,16 +158,23 @@ def main() -> int:
     jobs = [(lab, seed) for lab in labs for seed in args.seeds]
     try:
         with ProcessPoolExecutor(args.jobs) as pool:
-            states = list(pool.map(trial, *zip(*jobs), [args.agents] * len(jobs), [args.given] * len(jobs)))
+            runs = list(pool.map(trial, *zip(*jobs), [args.agents] * len(jobs), [args.given] * len(jobs)))
     except ScenarioError as exc:        # the 2008 labs are read from ../shared beside the clone
         print(f"agent_success: {exc}", file=sys.stderr)
         return 2
+    if args.detail:
+        print("lab      seed robot state      first  last  return  end   shortest  drove")
+        for (lab, seed), run in zip(jobs, runs):
+            for rid, r in enumerate(run, 1):
+                cycles = " ".join(f"{'-' if c is None else c:>5}" for c in (r.first_visit, r.last_visit, r.returned, r.ended))
+                way = "" if r.shortest is None else f"  {r.shortest:8.1f}  {r.drove:5.1f}"
+                print(f"{lab:8} {seed:4} {rid:5} {r.state:9} {cycles}{way}")
     total = {"Finished": 0, "Returning": 0, "away": 0}
     robots = len(args.seeds) * args.agents
     for lab in labs:
-        got = [s for (name, _), run in zip(jobs, states) if name == lab for s in run]
-        counts = {k: sum(state == k for state, _ in got) for k in ("Finished", "Returning")}
-        counts["away"] = sum(state == "Finished" and away > AWAY for state, away in got)
+        got = [r for (name, _), run in zip(jobs, runs) if name == lab for r in run]
+        counts = {k: sum(r.state == k for r in got) for k in ("Finished", "Returning")}
+        counts["away"] = sum(r.state == "Finished" and r.away > AWAY for r in got)
         total = {k: total[k] + counts[k] for k in total}
         print(f"{lab:8} Finished {counts['Finished']:3} / {robots} ({counts['away']} over {AWAY} u_m from home)"
               f"   Returning {counts['Returning']:3}")
