@@ -18,8 +18,8 @@ still within the spread.
 import argparse
 import math
 import sys
-from dataclasses import dataclass
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -77,10 +77,10 @@ class GivenLab(agent.Brain):
 @dataclass
 class Robot:
     """One robot's trial: its final ``state``; ``away``, u_m (straight) from its grid position at
-    the end; the cycles of its ``first_visit`` and ``last_visit`` of a target, of its return
-    signal (``returned``) and of its end (``ended``), None where it never got so far; the
-    ``shortest`` way home from where it signalled the return (D_R, the scorer's path distance,
-    u_m) and how far it ``drove`` from there to the end of the trial (u_m)."""
+    the end; the cycles of its ``first_visit`` of a target, of the visit that completed them all
+    (``last_visit``), of its return signal (``returned``) and of its end (``ended``), None where
+    it never got so far; the ``shortest`` way home from where it signalled the return (D_R, the
+    scorer's path distance, u_m) and how far it ``drove`` from there to the end of the trial (u_m)."""
 
     state: str
     away: float
@@ -121,8 +121,7 @@ def trial(lab: str, seed: int, agents: int, given: str = "none") -> list[Robot]:
             if robot.first_visit is None and any(rec.visited):
                 robot.first_visit = world.time
             if robot.returned is None and rec.state == "Returning":
-                robot.returned, robot.last_visit, robot.shortest = (world.time, rec.visiting_time,
-                                                                    rec.return_distance)
+                robot.returned, robot.shortest = world.time, rec.return_distance
             if robot.returned is not None and robot.ended is None:
                 i = rid - 1
                 robot.drove += math.hypot(world.x[i] - before[0][i], world.y[i] - before[1][i])
@@ -131,7 +130,7 @@ def trial(lab: str, seed: int, agents: int, given: str = "none") -> list[Robot]:
     for rid, robot in seen.items():
         robot.state = world.records[rid].state
         robot.away = float(np.hypot(world.x[rid - 1] - home[rid - 1].x, world.y[rid - 1] - home[rid - 1].y))
-        robot.last_visit = robot.last_visit or world.records[rid].visiting_time
+        robot.last_visit = world.records[rid].visiting_time
     return list(seen.values())
 
 
