@@ -227,12 +227,13 @@ def test_live_trial_on_the_final_lab(cli, page, tmp_path):
     # each wall is drawn in its shade (ciberrato.js wallShade: grey 175 - 120 min(1, height / 4),
     # a little bluer; higher walls darker), the floor between them light. A robot's sensor cones
     # (up to 2.5 u_m from its centre) and its name may lie over a wall (seen in CI), so only the
-    # part of each wall farther than 2.75 u_m from every robot is looked at, and its median colour.
+    # part of each wall farther than CLEAR u_m from every robot is looked at, and its median colour.
+    CLEAR = 2.75
     walls = page.evaluate("""window.simleague.scene.lab.walls.filter(([h]) => h > 0).map(
         ([h, c]) => [h, c.map(([x, y]) => window.simleague.toPixel(x, y))])""")
-    rows, cols = numpy.mgrid[0:pixels.shape[0], 0:pixels.shape[1]]
-    centres = numpy.column_stack([cols.ravel() + 0.5, rows.ravel() + 0.5])
-    reach = 2.75 * next(iter(robots.values()))["scale"]
+    ys, xs = numpy.mgrid[0:pixels.shape[0], 0:pixels.shape[1]]
+    centres = numpy.column_stack([xs.ravel() + 0.5, ys.ravel() + 0.5])
+    reach = CLEAR * next(iter(robots.values()))["scale"]
     clear = numpy.all([numpy.hypot(*(centres - (r["px"], r["py"])).T) > reach for r in robots.values()], axis=0)
     looked_at = 0
     for height, corners in walls:
@@ -247,7 +248,7 @@ def test_live_trial_on_the_final_lab(cli, page, tmp_path):
     # the floor, 0.3 u_m in from the border (no trail comes so near: a robot's centre keeps 0.5 u_m
     # off), where no robot's cones or name can be
     floor = [f for f in ((27.7, 0.3), (0.3, 0.3), (27.7, 13.7), (14.0, 0.3), (12.0, 13.7))
-             if all(math.dist(f, (r["x"], r["y"])) > 2.75 for r in robots.values())]
+             if all(math.dist(f, (r["x"], r["y"])) > CLEAR for r in robots.values())]
     assert len(floor) >= 2
     for x, y in floor:
         px, py = page.evaluate(f"window.simleague.toPixel({x}, {y})")
