@@ -4,6 +4,7 @@ bad input (thesis 5.3)."""
 import json
 import socket
 import subprocess
+import threading
 
 import pytest
 
@@ -202,14 +203,35 @@ def test_command_line_errors_are_one_line_and_exit_2(args, words, tmp_path):
 
 
 def test_a_flooding_team_does_not_starve_the_other(mw):
+    """Cyan floods states (500 a send, up to 200,000) from a thread until magenta has its reply:
+    were magenta's request kept waiting for cyan's queue, the flood (blocked by full socket
+    buffers) and the wait would never end. The reply is logged before the last of the flood
+    comes in, and none of the flood is lost. (A flood sent in one go before the request was
+    racy: on a busy machine the middleware could take all of it before the request arrived.)"""
     pausers(mw)
     c, m = teams(mw)
     m.send(state(1.0))
-    flood = b"".join(json.dumps(state(2.0 + k * 0.001)).encode() + b"\n" for k in range(20_000))
-    c.send(flood)  # 20,000 states (~3 MB) in one go
-    m.send({"type": "request", "t": 2.0})
-    assert m.recv(timeout=30)["type"] == "reply"
-    last = 2.0 + 19_999 * 0.001
+    started, stop, sent = threading.Event(), threading.Event(), []
+
+    def flood():
+        for k in range(0, 200_000, 500):
+            c.send(b"".join(json.dumps(state(2.0 + (k + j) * 0.001)).encode() + b"\n" for j in range(500)))
+            sent.append(k + 499)
+            started.set()
+            if stop.is_set():
+                return
+
+    flooding = threading.Thread(target=flood)
+    flooding.start()
+    try:
+        assert started.wait(30)
+        m.send({"type": "request", "t": 2.0})
+        assert m.recv(timeout=30)["type"] == "reply"
+    finally:
+        stop.set()
+        flooding.join(60)
+    assert sent[-1] < 199_999, "magenta was answered only once the whole flood was sent"
+    last = 2.0 + sent[-1] * 0.001
     mw.wait_event("in", timeout=60, side="cyan", t=last)
     events = mw.events()
     answered = next(i for i, e in enumerate(events) if e["ev"] == "out" and e["side"] == "magenta")
