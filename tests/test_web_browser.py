@@ -347,16 +347,19 @@ def test_replay_seeks_steps_and_plays_the_logged_trajectories(cli, page, tmp_pat
     page.wait_for_function("window.simleague.mode === 'replay' && window.simleague.frame")
     assert page.is_visible("#player") and not page.is_visible("#panel")
 
-    seek(page, 250)
-    assert_replay_shows(page, at, 250)
-    assert "cycle 250 / 400" in page.locator("#clock").inner_text()
+    # cycles with the robots apart, so that every robot's body can be checked (apart())
+    middle = next(c for c in range(250, 390) if all(apart(at[k].values()) for k in (c - 1, c, c + 1)))
+    early = next(c for c in range(100, 240) if apart(at[c].values()))
+    seek(page, middle)
+    assert_replay_shows(page, at, middle)
+    assert f"cycle {middle} / 400" in page.locator("#clock").inner_text()
     page.click("#step-forward")
-    assert_replay_shows(page, at, 251)
+    assert_replay_shows(page, at, middle + 1)
     page.click("#step-back")
     page.click("#step-back")
-    assert_replay_shows(page, at, 249)
-    seek(page, 100)
-    assert_replay_shows(page, at, 100)
+    assert_replay_shows(page, at, middle - 1)
+    seek(page, early)
+    assert_replay_shows(page, at, early)
 
     page.select_option("#speed", "16")
     page.click("#play")
@@ -365,6 +368,9 @@ def test_replay_seeks_steps_and_plays_the_logged_trajectories(cli, page, tmp_pat
     paused = page.evaluate("window.simleague.frame.t")
     time.sleep(0.3)
     assert page.evaluate("window.simleague.frame.t") == paused
+    while not apart(at[paused].values()) and paused < 400:
+        page.click("#step-forward")
+        paused += 1
     assert_replay_shows(page, at, paused)
 
 
