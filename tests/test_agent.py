@@ -426,12 +426,12 @@ def test_after_backing_off_it_follows_the_path_closely_before_cutting_corners_ag
     assert abs(turn(backed)) < 0.02                    # straight on to the corner first
 
 
-def _left_sensor_points(brain: Brain, d: float) -> list[tuple[int, int]]:
-    """The map cells (row, col) ``d`` u_m from the left obstacle sensor of a robot at the start
+def _sensor_points(brain: Brain, d: float, sensor: int) -> list[tuple[int, int]]:
+    """The map cells (row, col) ``d`` u_m from obstacle sensor ``sensor`` of a robot at the start
     heading ``brain.th``, on the sensor's axis and its cone's two edges (the agent's IR_RAYS)."""
     from simleague.ciberrato.agent import IR_ANGLES, IR_RAYS
 
-    a = brain.th + IR_ANGLES[1]
+    a = brain.th + IR_ANGLES[sensor]
     sx, sy = 0.5 * math.cos(a), 0.5 * math.sin(a)
     return [brain._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o)) for o in IR_RAYS]
 
@@ -443,7 +443,7 @@ def test_an_obstacle_reading_raises_the_three_points_it_may_come_from():
     from simleague.ciberrato.agent import IR_ANGLES, OCCUPIED
 
     def points(brain):
-        cells = _left_sensor_points(brain, 0.8)                      # the left sensor, 0.8 u_m
+        cells = _sensor_points(brain, 0.8, 1)                        # the left sensor, 0.8 u_m
         assert len(set(cells)) == 3
         return cells
 
@@ -478,7 +478,7 @@ def test_a_reading_the_map_explains_puts_no_wall_in_the_free_space_beside_it():
     brain.logodds[free_row, c0:c1] = -2.0
     a = IR_ANGLES[1]
     d = 0.28                                            # the wall is 0.317 away: noise made it nearer
-    points = _left_sensor_points(brain, d)
+    points = _sensor_points(brain, d, 1)
     assert {r for r, _ in points} == {free_row}         # all three points fall in the corridor
     brain._sense_obstacle(a, 1.0 / d)
     assert all(brain.logodds[p] <= -2.0 for p in points)
@@ -488,6 +488,38 @@ def test_a_reading_the_map_explains_puts_no_wall_in_the_free_space_beside_it():
     unknown.th = 0.0
     unknown._sense_obstacle(a, 1.0 / d)
     assert all(unknown.logodds[p] > 0 for p in points)
+
+
+def test_a_glancing_front_reading_in_a_corridor_puts_no_wall_in_its_middle():
+    """Heading 15 degrees off a 1.5 u_m corridor's axis, the front sensor's nearest ray is the
+    cone's right edge, meeting the lower wall at a glancing angle; the point on the left edge
+    lies in the corridor's middle. With the lower wall mapped a cell into the corridor, the
+    reading is not explained along the ray (the wall's cells begin 0.25 u_m too near, 0.35 along
+    a ray at 45 degrees), and only the points next to a wall of the map are raised (traced:
+    Manga2 seed 60, alone, the front sensor's readings closed both bottom corridors, and the robot
+    never reached the beacons it had placed)."""
+    from simleague.ciberrato.agent import IR_ANGLES
+
+    brain = Brain(1)
+    brain.th = math.radians(-15)
+    c0, c1 = brain._cell(-2.0, 0.0)[1], brain._cell(4.0, 0.0)[1]
+    for y in (0.875, -0.625):                           # faces at y = 0.75 and (a cell too near) -0.5
+        brain.logodds[brain._cell(0.0, y)[0], c0:c1] = 4.0
+    d = 0.9                                             # the right edge meets the true face, y = -0.75
+    axis, left, right = _sensor_points(brain, d, 0)
+    assert right[0] == brain._cell(0.0, -0.875)[0] and left[0] == brain._cell(0.0, 0.125)[0]
+    brain._sense_obstacle(IR_ANGLES[0], 1.0 / d)
+    assert brain.logodds[left] == 0.0                    # the corridor's middle: left as it was
+    assert brain.logodds[axis] > 0.0 and brain.logodds[right] > 0.0   # next to a wall of the map
+
+    # nearer than 0.6 u_m, what the front sensor sees may be anything ahead (another robot, a
+    # wall's end): all three points are raised, though only the axis point is next to a wall
+    nearer = Brain(1)
+    nearer.th = 0.0
+    nearer.logodds[nearer._cell(1.375, -0.125)] = 4.0
+    points = _sensor_points(nearer, 0.55, 0)
+    nearer._sense_obstacle(IR_ANGLES[0], 1.0 / 0.55)
+    assert all(nearer.logodds[p] > 0.0 for p in points)
 
 
 def test_an_unplaced_beacon_is_aimed_at_short_of_a_wall_on_its_bearing_until_the_robot_stood_there():
