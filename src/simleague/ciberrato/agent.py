@@ -344,6 +344,11 @@ class Brain:
             self._add(x, y, 2 * HIT)
             self.seen_free[self._cell(x, y)] = False
 
+    def _wall_near(self, r: int, c: int, k: int) -> bool:
+        """Whether a cell within ``k`` cells (along each axis) of map row ``r``, column ``c`` is a
+        wall of the map (log-odds above :data:`OCCUPIED`)."""
+        return bool((self.logodds[max(0, r - k):r + k + 1, max(0, c - k):c + k + 1] > OCCUPIED).any())
+
     def _add(self, x: float, y: float, amount: float) -> None:
         r, c = self._cell(x, y)
         self.logodds[r, c] = min(LIMIT, self.logodds[r, c] + amount)
@@ -387,8 +392,7 @@ class Brain:
         cells = {self._cell(sx + d * math.cos(a + o), sy + d * math.sin(a + o))
                  for o in IR_RAYS}
         if front and d >= GLANCING:
-            cells = {(r, c) for r, c in cells
-                     if (self.logodds[max(0, r - 1):r + 2, max(0, c - 1):c + 2] > OCCUPIED).any()} or cells
+            cells = {(r, c) for r, c in cells if self._wall_near(r, c, 1)} or cells
         rows, cols = np.array(sorted(cells)).T
         before = self.logodds[rows, cols].astype(float)
         p = 1.0 / (1.0 + np.exp(-before))
@@ -802,7 +806,7 @@ class Brain:
         """True when the map now has a wall next to the next 2 u_m of the path."""
         for x, y in self.path[:round(2.0 / RES)]:
             r, c = self._cell(x, y)
-            if (self.logodds[max(0, r - BODY):r + BODY + 1, max(0, c - BODY):c + BODY + 1] > OCCUPIED).any():
+            if self._wall_near(r, c, BODY):
                 return True
         return False
 
