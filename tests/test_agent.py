@@ -51,6 +51,34 @@ def test_sample_agent_finishes_a_2008_lab_over_udp():
     assert robot["score"] < 100
 
 
+MANGA2 = (LABS / "CiberRato2008" / "Ciber2008_Manga2Lab.xml", LABS / "CiberRato2008" / "Ciber2008_Manga2Grid.xml")
+
+
+@pytest.mark.parametrize("files", [FINAL, MANGA2, (None, None)], ids=["Final", "Manga2", "bundled"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_alone_the_sample_agent_does_the_whole_mission_on_each_lab(files, seed):
+    """Issue 2 item 6 on the labs the UDP test above leaves out (in-process, noise on, SimTime
+    1800): every target visited, the return signalled, home reached and the end signalled. Over
+    seeds 1-96 alone it does so in 374 of 384 trials (README, Known gaps); seeds 1 and 2 are the
+    first two, not picked."""
+    scenario = load_scenario(*files)
+    p = scenario.params
+    world = World(scenario, seed=seed)
+    rid = world.add_robot("alone")
+    brain = Brain(len(scenario.lab.beacons), p.compass_latency, p.beacon_latency)
+    world.step()
+    for _ in range(7):                              # Measures before the Start, as over the network
+        world.step({rid: brain.decide(world.observe(rid))})
+    world.start()
+    while not world.finished:
+        world.step({rid: brain.decide(world.observe(rid))})
+    record, home = world.records[rid], scenario.grid.positions[0]
+    assert record.state == "Finished" and all(record.visited)
+    assert record.start_returning_time >= record.visiting_time > 0     # the return was signalled
+    assert math.hypot(world.x[0] - home.x, world.y[0] - home.y) < 0.5
+    assert world.time < p.sim_time - 1                       # it ended itself, before the time limit
+
+
 @pytest.mark.parametrize("arena", [(28.0, 14.0), (17.5, 17.5)])
 def test_planning_window_holds_what_is_known_and_no_more_than_an_arena_beyond_it(arena):
     from simleague.ciberrato.agent import HALF, RES
