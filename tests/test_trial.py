@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from golden import LABS
 from simleague.recorder import read_log
 
@@ -57,6 +59,27 @@ def test_broken_lab_gives_one_line_and_exit_2(tmp_path):
 def test_too_many_agents_for_the_grid():
     r = simleague("ciberrato", "trial", "--agents", 9, timeout=60)
     assert r.returncode == 2 and "do not fit" in r.stderr
+
+
+@pytest.mark.parametrize("args, option", [
+    (("ciberrato", "serve", "--port", 70000), "--port"),
+    (("ciberrato", "trial", "--web", -1), "--web"),
+    (("ciberrato", "agent", "--port", 65536), "--port"),
+    (("msl", "middleware", "--team-port", 70000), "--team-port"),
+    (("simspark", "serve", "--monitor-port", 99999), "--monitor-port"),
+    (("ciberrato", "serve", "--autostart", -3), "--autostart"),
+])
+def test_an_option_out_of_range_is_a_usage_error_not_a_traceback(args, option):
+    """A port outside 0-65535 made bind() raise OverflowError, printed as a traceback with exit 1;
+    a negative --autostart was taken as none."""
+    r = simleague(*args, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert option in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_negative_wait_for_is_refused_by_name():
+    r = simleague("ciberrato", "trial", "--agents", 1, "--wait-for", -2, timeout=60)
+    assert r.returncode == 2 and "--wait-for must be 0 or more" in r.stderr
 
 
 def _free_udp(port: int) -> bool:

@@ -25,6 +25,7 @@ ciberrato = typer.Typer(help="The CiberRato maze competition (2008 rules, origin
                         no_args_is_help=True)
 app.add_typer(ciberrato, name="ciberrato")
 err = Console(stderr=True)
+PORT = {"min": 0, "max": 65535}     # every port option: out of range is a usage error (exit 2), not bind()'s traceback
 
 
 def _fail(message: str) -> None:
@@ -86,16 +87,16 @@ def _serve_until_stopped(server, banner, viewer, web_host: str, web, where: str,
 LabOpt = typer.Option(None, "--lab", help="Lab file (default: the bundled default lab).")
 GridOpt = typer.Option(None, "--grid", help="Grid file (default: the bundled grid).")
 ParamsOpt = typer.Option(None, "--params", help="Parameters file, e.g. an rmi *-config.xml (default: 2008 rules).")
-WebOpt = typer.Option(None, "--web", help="Serve the web viewer on this TCP port (0: any free port).")
+WebOpt = typer.Option(None, "--web", **PORT, help="Serve the web viewer on this TCP port (0: any free port).")
 WebHostOpt = typer.Option("127.0.0.1", "--web-host", help="Address the web viewer binds.")
 
 
 @ciberrato.command()
 def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: Optional[Path] = ParamsOpt,
           host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 for a contest network)."),
-          port: int = typer.Option(6000, help="UDP registration port."),
+          port: int = typer.Option(6000, **PORT, help="UDP registration port."),
           mode: str = typer.Option("realtime", help="Clock: realtime, lockstep or fast."),
-          autostart: int = typer.Option(0, help="Start when this many robots registered (0: wait for a viewer's Start)."),
+          autostart: int = typer.Option(0, min=0, help="Start when this many robots registered (0: wait for a viewer's Start)."),
           seed: int = typer.Option(0, help="Seed of every random stream."),
           scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
           web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
@@ -157,7 +158,7 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
           seed: int = typer.Option(0, help="Seed of every random stream."),
           scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
           log: Optional[Path] = typer.Option(None, help="Write a log of every cycle (JSON lines; .gz compresses)."),
-          port: int = typer.Option(0, help="UDP registration port (0: any free port)."),
+          port: int = typer.Option(0, **PORT, help="UDP registration port (0: any free port)."),
           as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
           web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
           linger: float = typer.Option(-1, help="With --web: seconds the page keeps showing the end "
@@ -171,6 +172,8 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
         _fail(f"--scoring {scoring!r} is not one of {', '.join(RULES)}")
     if agents < 0:
         _fail("--agents must be 0 or more")
+    if wait_for is not None and wait_for < 0:
+        _fail("--wait-for must be 0 or more")
     sc = _scenario(lab, grid, params)
     opts = TrialOptions(agents=agents, wait_for=wait_for, mode=mode, seed=seed, scoring=scoring, log=log, port=port,
                         web_port=web, web_host=web_host, web_linger=linger)
@@ -214,7 +217,7 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
 
 
 @ciberrato.command()
-def agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(6000),
+def agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(6000, **PORT),
           pos: int = typer.Option(0, help="Grid position (0: first free)."),
           name: str = typer.Option("simleague")):
     """Run the sample agent against a simulator (ours or the original)."""
@@ -237,7 +240,7 @@ def plot(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato 
 
 @ciberrato.command()
 def replay(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato trial --log FILE)."),
-           web: int = typer.Option(8080, "--web", help="TCP port of the page (0: any free port)."),
+           web: int = typer.Option(8080, "--web", **PORT, help="TCP port of the page (0: any free port)."),
            web_host: str = WebHostOpt):
     """Play a logged trial in the web viewer: play/pause, speed, seek, step by one cycle."""
     from .ciberrato.web import ReplayError, serve_replay
@@ -273,8 +276,8 @@ def _side(side: str) -> str:
 
 @msl.command()
 def middleware(host: str = typer.Option("127.0.0.1", help="Address to bind."),
-               team_port: int = typer.Option(28100, help="TCP port for the two teams (0: any free port)."),
-               pauser_port: int = typer.Option(28101, help="TCP port for the two pausers (0: any free port)."),
+               team_port: int = typer.Option(28100, **PORT, help="TCP port for the two teams (0: any free port)."),
+               pauser_port: int = typer.Option(28101, **PORT, help="TCP port for the two pausers (0: any free port)."),
                buffer: int = typer.Option(25, help="States kept per team (N, thesis 4.2)."),
                eps1: float = typer.Option(0.2, help="Pause when |t1 - t2| exceeds this (s of simulation time)."),
                eps2: float = typer.Option(0.05, help="Resume when |t1 - t2| is at most this (s)."),
@@ -322,7 +325,7 @@ def pauser(backend: str = typer.Option(..., help="process or docker."),
            pid: Optional[int] = typer.Option(None, help="Process to pause, with its children (process backend)."),
            container: Optional[str] = typer.Option(None, help="Container to pause (docker backend)."),
            host: str = typer.Option("127.0.0.1", help="Middleware address."),
-           port: int = typer.Option(28101, help="Middleware pauser port."),
+           port: int = typer.Option(28101, **PORT, help="Middleware pauser port."),
            min_gap: float = typer.Option(0.25, help="Least seconds between a pause and the next resume (thesis 6.2)."),
            reconnect: float = typer.Option(10.0, help="Seconds to keep trying to reach the middleware."),
            verbose: bool = typer.Option(False, "--verbose", "-v")):
@@ -363,7 +366,7 @@ def pauser(backend: str = typer.Option(..., help="process or docker."),
 
 @msl.command()
 def team(name: str = typer.Option("Toy", help="Team name."), side: str = Side,
-         host: str = typer.Option("127.0.0.1"), port: int = typer.Option(28100, help="Middleware team port."),
+         host: str = typer.Option("127.0.0.1"), port: int = typer.Option(28100, **PORT, help="Middleware team port."),
          speed: float = typer.Option(1.0, help="Simulation seconds per wall second (0.7: a slower simulator)."),
          seconds: float = typer.Option(30.0, help="Wall seconds to play after the start."),
          seed: int = typer.Option(0)):
@@ -488,8 +491,8 @@ def _simspark_outputs(game, seed: int, log: Optional[Path], web: Optional[int], 
 
 @simspark.command("serve")
 def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 for a network)."),
-                   agent_port: int = typer.Option(3100, help="TCP port of the agents."),
-                   monitor_port: int = typer.Option(3200, help="TCP port of monitors and trainers."),
+                   agent_port: int = typer.Option(3100, **PORT, help="TCP port of the agents."),
+                   monitor_port: int = typer.Option(3200, **PORT, help="TCP port of monitors and trainers."),
                    sync: bool = typer.Option(False, "--sync", help="A cycle waits for every agent's (syn)."),
                    realtime: bool = typer.Option(True, "--realtime/--no-realtime",
                                                  help="Each cycle lasts at least 20 ms."),
@@ -561,7 +564,7 @@ def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-
 
 @simspark.command("replay")
 def simspark_replay(log: Path = typer.Argument(..., help="A run log (serve or match --log FILE)."),
-                    web: int = typer.Option(8080, help="TCP port of the web viewer (0: any free port)."),
+                    web: int = typer.Option(8080, **PORT, help="TCP port of the web viewer (0: any free port)."),
                     web_host: str = WebHostOpt):
     """Show a recorded game in the web viewer until interrupted."""
     from .simspark.web import LOG_FORMAT
@@ -589,7 +592,7 @@ def _soccer_replay(log: Path, web: int, web_host: str, fmt: str) -> None:
 
 
 @simspark.command("agent")
-def simspark_agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(3100),
+def simspark_agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(3100, **PORT),
                    team: str = typer.Option("Sample", help="Team name."),
                    unum: int = typer.Option(0, help="Player number (0: the next free one)."),
                    robot_type: Optional[int] = typer.Option(None, "--type", help="Robot type 0-4.")):
@@ -635,8 +638,8 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
                blue_base: int = typer.Option(10020, help="Blue robot N listens on this + N."),
                allow: list[str] = typer.Option(["127.0.0.1"], help="Client address allowed (repeat; both teams)."),
                realtime: bool = typer.Option(True, "--realtime/--fast", help="8 ms steps last 8 ms at least."),
-               gc_port: int = typer.Option(3838, help="UDP port the GameController packets (RGme) go to."),
-               gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to."),
+               gc_port: int = typer.Option(3838, **PORT, help="UDP port the GameController packets (RGme) go to."),
+               gc_return_port: int = typer.Option(3939, **PORT, help="UDP port the robots' RGrt packets come to."),
                log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
                web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
     """Run the simulator alone, for teams that start their own robot software; the game starts
@@ -685,8 +688,8 @@ def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
                ready_time: float = typer.Option(30.0, help="Seconds in the ready state before set."),
                half_time: float = typer.Option(600.0, help="Seconds of play in each half."),
                halves: int = typer.Option(2, help="Halves to play: 1 or 2 (15 s break, teams change ends)."),
-               gc_port: int = typer.Option(3838, help="UDP port the GameController packets (RGme) go to."),
-               gc_return_port: int = typer.Option(3939, help="UDP port the robots' RGrt packets come to."),
+               gc_port: int = typer.Option(3838, **PORT, help="UDP port the GameController packets (RGme) go to."),
+               gc_return_port: int = typer.Option(3939, **PORT, help="UDP port the robots' RGrt packets come to."),
                red_base: int = typer.Option(10000), blue_base: int = typer.Option(10020),
                log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
                web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
@@ -715,7 +718,7 @@ def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
 
 @vhsc.command("replay")
 def vhsc_replay(log: Path = typer.Argument(..., help="A run log (vhsc match or serve --log FILE)."),
-                web: int = typer.Option(8080, "--web", help="TCP port of the web viewer (0: any free port)."),
+                web: int = typer.Option(8080, "--web", **PORT, help="TCP port of the web viewer (0: any free port)."),
                 web_host: str = WebHostOpt):
     """Play a logged humanoid game in the web viewer until interrupted."""
     from .vhsc.web import LOG_FORMAT
