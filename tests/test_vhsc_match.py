@@ -87,6 +87,17 @@ def test_broken_team_files_and_unknown_models_are_one_line_errors(tmp_path):
     assert f"{tmp_path / 'no' / 'such' / 'game.jsonl'}: No such file or directory" in done.stderr
 
 
+def test_a_base_port_that_puts_a_robot_past_65535_is_one_line_error(tmp_path):
+    """Robot N listens on the base + N: a base with no room for the team's robots made bind()
+    raise OverflowError (a traceback, exit 1) in both serve and match."""
+    red, blue = team(tmp_path, "Red", 2), team(tmp_path, "Blue", 2)
+    for command, base in (("match", ("--red-base", 65534)), ("serve", ("--blue-base", -5))):
+        done = subprocess.run([sys.executable, "-m", "simleague", "vhsc", command, "--red", red, "--blue", blue,
+                               *map(str, base)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"{base[0]} {base[1]}: robot 2 would listen on port {base[1] + 2}" in done.stderr
+
+
 @pytest.fixture(scope="module")
 def player_image():
     """An image with busybox as sh, nc, sleep and cat."""

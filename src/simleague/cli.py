@@ -625,6 +625,16 @@ def _teams(red: Path, blue: Path, league: str):
     return teams
 
 
+def _check_bases(red_base: int, blue_base: int, teams) -> None:
+    """Robot N of a team listens on its base + N (seed 000, "Opening the connection"): every such port
+    must exist (a base of 0 lets the system pick them)."""
+    for side, base, team in (("red", red_base, teams[0]), ("blue", blue_base, teams[1])):
+        top = max(team.players)
+        if base < 0 or (base and base + top > 65535):
+            _fail(f"--{side}-base {base}: robot {top} would listen on port {base + top}; give 0 (ports picked "
+                  f"by the system) or a base from 1 to {65535 - top}")
+
+
 RedOpt = typer.Option(..., "--red", help="The red team's configuration (JSON).")
 BlueOpt = typer.Option(..., "--blue", help="The blue team's configuration (JSON).")
 ModelsOpt = typer.Option(None, "--models", help="A folder of robot models (<name>.xml or <name>/robot.xml).")
@@ -652,6 +662,7 @@ def vhsc_serve(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     from .vhsc.web import GameView
 
     red_team, blue_team = _teams(red, blue, league)
+    _check_bases(red_base, blue_base, (red_team, blue_team))
     try:
         match = build(red_team, blue_team, list(models or []))
     except ModelError as exc:
@@ -702,6 +713,7 @@ def vhsc_match(red: Path = RedOpt, blue: Path = BlueOpt, models: list[Path] = Mo
     if halves not in (1, 2):
         _fail(f"--halves must be 1 or 2, not {halves}")
     red_team, blue_team = _teams(red, blue, league)
+    _check_bases(red_base, blue_base, (red_team, blue_team))
     viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
     try:
         report = asyncio.run(play(red_team, blue_team, launcher, image, list(models or []), realtime, seconds,
