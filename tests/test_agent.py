@@ -18,16 +18,24 @@ MANGA1 = (LABS / "CiberRato2008" / "Ciber2008_Manga1Lab.xml", LABS / "CiberRato2
 FINAL = (LABS / "CiberRato2008" / "Ciber2008_FinalLab.xml", LABS / "CiberRato2008" / "Ciber2008_FinalGrid.xml")
 
 
-def test_dead_reckoning_follows_the_true_pose_with_noise_on():
-    scenario = load_scenario(*FINAL)
-    world = World(scenario, seed=5)
-    rid = world.add_robot("a")
+def _started_alone(scenario, seed: int):
+    """One sample agent on ``scenario``'s grid position 1, in-process: registered, seven Measures
+    before the Start (as over the network: the compass settles), then started. Returns (world,
+    robot id, brain)."""
+    world = World(scenario, seed=seed)
+    rid = world.add_robot("alone")
     p = scenario.params
     brain = Brain(len(scenario.lab.beacons), p.compass_latency, p.beacon_latency)
     world.step()                                    # registered; Measures exist from here on
     for _ in range(7):                              # waiting for Start: the compass settles
         world.step({rid: brain.decide(world.observe(rid))})
     world.start()
+    return world, rid, brain
+
+
+def test_dead_reckoning_follows_the_true_pose_with_noise_on():
+    scenario = load_scenario(*FINAL)
+    world, rid, brain = _started_alone(scenario, seed=5)
     home = scenario.grid.positions[0]
     worst = 0.0
     for _ in range(400):
@@ -62,21 +70,14 @@ def test_alone_the_sample_agent_does_the_whole_mission_on_each_lab(files, seed):
     seeds 1-96 alone it does so in 374 of 384 trials (README, Known gaps); seeds 1 and 2 are the
     first two, not picked."""
     scenario = load_scenario(*files)
-    p = scenario.params
-    world = World(scenario, seed=seed)
-    rid = world.add_robot("alone")
-    brain = Brain(len(scenario.lab.beacons), p.compass_latency, p.beacon_latency)
-    world.step()
-    for _ in range(7):                              # Measures before the Start, as over the network
-        world.step({rid: brain.decide(world.observe(rid))})
-    world.start()
+    world, rid, brain = _started_alone(scenario, seed)
     while not world.finished:
         world.step({rid: brain.decide(world.observe(rid))})
     record, home = world.records[rid], scenario.grid.positions[0]
     assert record.state == "Finished" and all(record.visited)
     assert record.start_returning_time >= record.visiting_time > 0     # the return was signalled
     assert math.hypot(world.x[0] - home.x, world.y[0] - home.y) < 0.5
-    assert world.time < p.sim_time - 1                       # it ended itself, before the time limit
+    assert world.time < scenario.params.sim_time - 1         # it ended itself, before the time limit
 
 
 @pytest.mark.parametrize("arena", [(28.0, 14.0), (17.5, 17.5)])
