@@ -511,14 +511,14 @@ def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (
     from .simspark.game import Game
     from .simspark.server import SimSparkServer
     from .soccer.rules import SoccerRules
-    from .soccer.vision import VisionNoise
+    from .soccer.vision import EXACT
 
     try:
         rules = SoccerRules(half_time=half_time, automatic_kick_off=automatic_kick_off)
     except ValueError as exc:
         _fail(str(exc))
     _log_to(None)
-    game = Game(rules, seed=seed, noise=None if vision_noise else VisionNoise(0, 0, 0))
+    game = Game(rules, seed=seed, noise=None if vision_noise else EXACT)
     server = SimSparkServer(game, host, agent_port, monitor_port, sync=sync,
                             realtime=realtime, allow_kill_sim=allow_killsim)
     on_cycle, viewer, close = _simspark_outputs(game, seed, log, web, web_host)

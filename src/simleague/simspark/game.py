@@ -28,6 +28,7 @@ from . import perceptors as P
 from .messages import Beam, Effector, Init, JointVelocity, Pass, Say, Scene, Syn
 from .monitor import GameState, full_header, update_header
 from .scene import RobotView, SceneGraph, slt, transforms_of
+from .sight import SEE_EVERY, Player, Sight, Viewer
 
 log = logging.getLogger("simleague.simspark")
 
@@ -36,7 +37,6 @@ MAX_OF_ONE_TYPE = 7                   # MaxRobotTypeCount
 MAX_OF_TWO_TYPES = 9                  # MaxSumTwoRobotTypes
 MIN_TYPES = 3                         # MinRobotTypesCount
 HEAR_DISTANCE = 50.0                  # m, how far a say is heard
-SEE_EVERY = 3                         # cycles between See perceptors (naoneckhead.rsg setInterval)
 TRAINER_LIMITS = Limits(max_bytes=64 * 1024, max_depth=8, max_atoms=1000)
 
 
@@ -53,6 +53,7 @@ class Agent:
     tell_team: bool = False                       # the next GS carries unum and team
     joined: int = 0                               # cycle of the scene effector
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
+    calibration: np.ndarray = field(default_factory=lambda: np.zeros(3))   # its camera's error, m
 
 
 class Game:
@@ -69,15 +70,13 @@ class Game:
         self.world = SoccerWorld(self.rules, int(world_seed.generate_state(1)[0]), substeps)
         self.referee = Referee(self.rules, np.random.default_rng(referee_seed))
         self.noise = noise if noise is not None else vision.VisionNoise()
+        self.sight = Sight(flags(self.rules), lines(self.rules), self.noise)
         self.agents: dict[int, Agent] = {}
         self.team_names: dict[Team, str | None] = {Team.LEFT: None, Team.RIGHT: None}
         self.scene_changed = True                 # monitors need a full state
         self._next_aid = 1
         self._said: list[tuple[Agent, str, np.ndarray]] = []
         self._heard: list[tuple[Agent, str, np.ndarray]] = []
-        self._flags = flags(self.rules)
-        self._flag_points = np.array([p for _, p in self._flags])
-        self._lines = lines(self.rules)
         self.scene = SceneGraph(self.rules)
         self._monitor_state: GameState | None = None
         self._selection: int | None = None       # the trainer's selected agent
@@ -117,6 +116,7 @@ class Game:
             x, y = self._free_spawn()
             agent.robot = self.world.add_robot(e.robot_type, x, y, 90.0)
             agent.robot_type, agent.joined = e.robot_type, self.world.cycle
+            agent.calibration = self.noise.calibration_error(agent.rng)       # drawn once per robot
             self.scene_changed = True
             return None
         if agent.robot is None:
@@ -297,62 +297,22 @@ class Game:
             if speaker is agent:
                 out.append(P.hear_perceptor(name, self.referee.time, None, message))
             elif np.linalg.norm(where - head) <= HEAR_DISTANCE:
-                direction = vision.polar(where[None, :], head, rotation)[0, 1]
+                direction = vision.polar((where - head) @ rotation)[1]
                 out.append(P.hear_perceptor(name, self.referee.time, direction, message))
         return out
 
-    def _visible_things(self) -> tuple[list, np.ndarray]:
-        """What robots may see this cycle: (labels, points (n, 3)); a label is a flag's name,
-        ``"B"`` or (agent, part name)."""
-        labels = [name for name, _ in self._flags] + ["B"]
-        points = [self._flag_points, self.world.ball()[0][None, :]]
-        for other in self.agents.values():
-            if other.robot is None or other.team is None:
-                continue
-            positions, _ = self.world.poses(other.robot)
-            seen = [(p.seen, i) for i, p in enumerate(self.world.parts(other.robot)) if p.seen]
-            labels += [(other, name) for name, _ in seen]
-            points.append(positions[[i for _, i in seen]])
-        return labels, np.vstack(points)
-
     def _sight(self) -> dict[int, str]:
         """The ``See`` perceptor of every agent that sees this cycle (every third cycle from its
-        robot's first), computed for all of them together: flags and goal posts, ball, players by
-        body part (one's own arms and feet too, not one's head), field lines; polar, in view,
-        with noise."""
+        robot's first), computed once per cycle for all of them together."""
         if self._seeing is not None and self._seeing[0] == self.world.cycle:
             return self._seeing[1]
-        seeing = [a for a in self.agents.values()
-                  if a.robot is not None and (self.world.cycle - a.joined) % SEE_EVERY == 0]
-        result: dict[int, str] = {}
-        if seeing:
-            heads = [self.world.pose(a.robot, "head") for a in seeing]
-            eyes, rotations = np.array([h[0] for h in heads]), np.array([h[1] for h in heads])
-            labels, points = self._visible_things()
-            pols = vision.polar(np.broadcast_to(points, (len(seeing), *points.shape)), eyes, rotations)
-            segments = vision.visible_segments(self._lines, eyes, rotations)
-            for agent, pol, lines_seen in zip(seeing, pols, segments):
-                result[agent.aid] = self._see_text(agent, labels, pol, lines_seen)
+        viewers = [Viewer(a.aid, a.robot, a.calibration, a.rng) for a in self.agents.values()
+                   if a.robot is not None and (self.world.cycle - a.joined) % SEE_EVERY == 0]
+        players = [Player(a.robot, self.team_names[a.team], a.unum) for a in self.agents.values()
+                   if a.robot is not None and a.team is not None]
+        result = self.sight.see(self.world, viewers, players)
         self._seeing = (self.world.cycle, result)
         return result
-
-    def _see_text(self, agent: Agent, labels: list, pol: np.ndarray, lines_seen: list) -> str:
-        ends = np.array([end for segment in lines_seen for end in segment]).reshape(-1, 3)
-        noisy = vision.add_noise(np.vstack([pol, ends]), self.noise, agent.rng)
-        pol, ends = noisy[:len(pol)], noisy[len(pol):]
-        items, players = [], {}
-        for label, v, s in zip(labels, pol, vision.in_view(pol)):
-            if not s:
-                continue
-            if isinstance(label, str):
-                items.append(f"({label} {P.pol(v)})")
-            elif not (label[0] is agent and label[1] == "head"):
-                players.setdefault(label[0].aid, (label[0], []))[1].append(f"({label[1]} {P.pol(v)})")
-        for other, body in players.values():
-            items.append(f"(P (team {self.team_names[other.team]}) (id {other.unum}) {' '.join(body)})")
-        for start, end in zip(ends[0::2], ends[1::2]):
-            items.append(f"(L {P.pol(start)} {P.pol(end)})")
-        return "(See " + " ".join(items) + ")"
 
     # ------------------------------------------------------------------------------ monitors
     def _robots_in_scene(self) -> list[tuple[RobotView, np.ndarray]]:

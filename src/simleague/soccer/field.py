@@ -14,7 +14,7 @@ from .rules import SoccerRules
 
 PENALTY_LENGTH = 1.8                     # m (defaults.json PenaltyLength)
 PENALTY_WIDTH = 3.9                      # m, without the goal's width (PenaltyWidth)
-RING_SEGMENTS = 12                       # the centre circle as a polygon (fieldring.rsg)
+RING_SEGMENTS = 10                       # the centre circle as a polygon (fieldring.rsg: every 36 deg)
 
 
 def flags(rules: SoccerRules) -> list[tuple[str, tuple[float, float, float]]]:
@@ -28,7 +28,8 @@ def flags(rules: SoccerRules) -> list[tuple[str, tuple[float, float, float]]]:
 
 def lines(rules: SoccerRules) -> np.ndarray:
     """The field lines as segments, shape (n, 2, 3): the halfway line, goal lines, side lines, the
-    penalty areas and the centre circle (radius FreeKickDistance) as soccer.rsg lays them out."""
+    penalty areas and the centre circle (radius FreeKickDistance, ten segments counter-clockwise
+    from +x) as soccer.rsg and fieldring.rsg lay them out, each from its begin to its end point."""
     hl, hw = rules.field_length / 2, rules.field_width / 2
     px, pw = hl - PENALTY_LENGTH, (PENALTY_WIDTH + rules.goal_width) / 2
     segments = [((0, -hw), (0, hw)), ((hl, -hw), (hl, hw)), ((-hl, -hw), (-hl, hw)),
