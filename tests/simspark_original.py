@@ -58,3 +58,37 @@ def see_items(text: str) -> tuple[dict[str, np.ndarray], list[tuple[np.ndarray, 
         else:
             objects[item[0]] = np.array(item[1][1:], float)
     return objects, lines
+
+
+def replay(name: str):
+    """Replay the original's recorded agent messages ``seq_<name>`` through a :class:`Game` with the
+    original's sync cycle (its README, "Replay"): the agent's message k answers server message k
+    and reaches the game in cycle k + 2; ``(playMode PlayOn)`` comes from a trainer where the
+    recording says. Vision and beam noise off, as recorded. Yields (k, our perceptors of message
+    k, the robot's torso position (3,) and rotation (3, 3) then)."""
+    from simleague.simspark.client import parse_perceptors
+    from simleague.simspark.game import Game
+    from simleague.simspark.messages import parse_agent_message
+    from simleague.soccer.rules import SoccerRules
+    from simleague.soccer.vision import EXACT
+
+    sequence = records(f"seq_{name}.jsonl.gz")
+    game = Game(SoccerRules(beam_noise_xy=0.0, beam_noise_angle=0.0), noise=EXACT)
+    agent = game.connect()
+    arrived, made = [sequence[0]], None
+    while True:
+        for message in arrived:
+            assert game.apply(agent, parse_agent_message(message["msg"].encode()).effectors) == []
+        arrived = []
+        if made is not None:
+            k = made[0]
+            if k >= len(sequence):
+                return
+            yield made
+            if sequence[k]["playOn_before_reply"]:
+                game.trainer(b"(playMode PlayOn)")
+            arrived.append(sequence[k])
+        game.step()
+        if agent.robot is not None:
+            position, rotation = game.world.pose(agent.robot, "torso")
+            made = (game.world.cycle, parse_perceptors(game.perceptors(agent)), position, rotation)

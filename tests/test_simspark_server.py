@@ -3,6 +3,7 @@ monitors and trainers, bad input, sync mode, and a match of sample agents in sep
 
 import contextlib
 import logging
+import math
 import re
 import socket
 import struct
@@ -18,7 +19,7 @@ from threaded import in_thread
 from simleague.simspark.client import AgentClient, ProtocolError, parse_perceptors
 from simleague.simspark.game import Game
 from simleague.simspark.messages import parse_agent_message
-from simleague.simspark.server import SimSparkServer
+from simleague.simspark.server import SimSparkOptions, SimSparkServer
 from simleague.soccer.nao import joint_names
 from simleague.wire.sexp import parse
 
@@ -30,7 +31,8 @@ TYPE0_JOINTS = set(joint_names(0))
 def running(**options):
     """A server in a thread of its own (ports picked by the system); yields it while it runs."""
     options.setdefault("realtime", False)
-    server = SimSparkServer(Game(seed=options.pop("seed", 0)), "127.0.0.1", 0, 0, **options)
+    game = Game(seed=options.pop("seed", 0))
+    server = SimSparkServer(game, SimSparkOptions("127.0.0.1", 0, 0, **options))
     with in_thread(server):
         yield server
 
@@ -276,11 +278,14 @@ def test_trainer_commands_move_robots_and_ball_and_set_the_game():
         replies, problems, stop = game.trainer(text.encode(), **kw)
         assert not problems, problems
         return replies, stop
+    # move: the torso turned by the angle about z, so the robot (its torso's +y) faces angle + 90
     command("(agent (unum 4) (team Left) (move 2 3 0.4 90))")
     position, rotation = game.world.pose(agent.robot, "torso")
-    assert position[:2] == pytest.approx((2, 3)) and rotation[:, 1] == pytest.approx((0, 1, 0), abs=1e-6)
-    command("(agent (unum 4) (team Left) (pos -1 -2 0.4) (battery 100) (temperature 30))")
-    assert game.world.pose(agent.robot, "torso")[0][:2] == pytest.approx((-1, -2))
+    assert position == pytest.approx((2, 3, 0.4)) and rotation[:, 1] == pytest.approx((-1, 0, 0), abs=1e-6)
+    # pos: the torso there as it is, turned as before
+    command("(agent (unum 4) (team Left) (pos -1 -2 0.5) (battery 100) (temperature 30))")
+    moved, turned = game.world.pose(agent.robot, "torso")
+    assert moved == pytest.approx((-1, -2, 0.5)) and turned == pytest.approx(rotation)
     command("(select (unum 4) (team Left))(repos)")
     assert game.world.pose(agent.robot, "torso")[0][0] == pytest.approx(-14)
     command("(ball (pos 3 4 0.042) (vel 1 0 0))")
@@ -294,6 +299,7 @@ def test_trainer_commands_move_robots_and_ball_and_set_the_game():
     assert game.referee.time == 100
     assert list(game.referee.score.values()) == [3, 4]
     assert command("(getAck xyz)") == (["(ack xyz)"], False)
+    assert game.trainer(b"(init)") == ([], [], False)              # rcssmonitor3d's hello: no problem
     assert command("(killsim)", allow_kill_sim=True) == ([], True)
     command("(kill (unum 4) (team Left))")
     assert agent.aid not in game.agents and game.world.robots == ()
@@ -383,6 +389,21 @@ def test_a_robot_in_the_monitor_scene_is_built_as_the_original_builds_it():
     assert "SLT" in str(update_scene)                                # the head turned
 
 
+def test_the_static_monitor_scene_is_the_originals_node_for_node():
+    """Field, lines, flags, walls and the goals with their post, bar and net nodes: the nodes that
+    are neither a robot nor the ball, as the original's first full state has them."""
+    lines = (GOLDEN / "monitor_sample.txt").read_text().splitlines()
+    original = next(line for line in lines if "(RSG 0 1)" in line)
+    ours = Game().monitor_message()[0]
+
+    def static(message: str) -> list:
+        nodes = parse(message[message.index("(RSG 0 1)"):])[1]
+        return [n for n in nodes if "naobody" not in str(n) and "soccerball" not in str(n)]
+
+    assert len(static(original)) == 35
+    assert static(ours) == static(original)
+
+
 def _shape(node) -> str:
     """A scene node's tree of ``nd`` nodes, without what they hold."""
     return "(nd" + "".join(_shape(c) for c in node if isinstance(c, list) and c and c[0] == "nd") + ")"
@@ -394,7 +415,7 @@ def test_opponents_keep_the_free_kick_distance_at_a_set_piece():
     game.apply(left, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname L))").effectors)
     game.apply(right, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname R))").effectors)
     game.world.place_robot(left.robot, 0.6, 0.3, 0.0)            # the kicker's mate may stand close
-    game.world.place_robot(right.robot, 0.8, -0.5, 180.0)
+    game.world.place_robot(right.robot, 0.8, -0.5, math.pi)
     game.trainer(b"(kickOff Left)")
     game.step()
     ball = game.world.ball()[0][:2]
@@ -402,7 +423,7 @@ def test_opponents_keep_the_free_kick_distance_at_a_set_piece():
     assert near == pytest.approx(2.0, abs=0.02)                  # put back on the circle
     assert np.hypot(*(game.world.pose(left.robot, "torso")[0][:2] - ball)) < 1.0
     game.trainer(b"(playMode PlayOn)")
-    game.world.place_robot(right.robot, 0.5, 0.0, 180.0)
+    game.world.place_robot(right.robot, 0.5, 0.0, math.pi)
     game.step()
     assert np.hypot(*(game.world.pose(right.robot, "torso")[0][:2] - ball)) < 1.0   # play on: free
 
@@ -452,7 +473,7 @@ def test_an_agent_asks_for_the_pass_mode():
     game.apply(mine, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname L))").effectors)
     game.apply(theirs, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname R))").effectors)
     game.trainer(b"(playMode PlayOn)(ball (pos 3 3 0.042))")
-    game.world.place_robot(mine.robot, 3.3, 3.0, 180.0)
+    game.world.place_robot(mine.robot, 3.3, 3.0, math.pi)
     game.world.place_robot(theirs.robot, 2.0, 3.0, 0.0)
     assert game.apply(mine, parse_agent_message(b"(pass)").effectors) == []
     assert game.referee.play_mode.wire == "pass_left"

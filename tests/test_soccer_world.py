@@ -101,7 +101,7 @@ def test_joining_and_leaving_leaves_the_others_as_they_were():
         world.step()
     qpos, ball = world.data.qpos.copy(), world.ball()
     angles = world.joint_angles(first)
-    second = world.add_robot(3, 3.0, 2.0, 180.0)
+    second = world.add_robot(3, 3.0, 2.0, math.pi)
     assert np.array_equal(world.joint_angles(first), angles)
     assert np.array_equal(world.ball()[0], ball[0]) and np.array_equal(world.ball()[1], ball[1])
     world.step()
@@ -117,7 +117,7 @@ def test_same_actions_give_the_same_states():
     def run():
         world = SoccerWorld(seed=3)
         a = world.add_robot(0, -2.0, 0.0, 0.0)
-        b = world.add_robot(4, 2.0, 0.0, 180.0)
+        b = world.add_robot(4, 2.0, 0.0, math.pi)
         for cycle in range(60):
             world.set_joint_velocity(a, "rle3", math.sin(cycle / 5))
             world.set_joint_velocity(b, "lle7", math.cos(cycle / 7))
@@ -128,11 +128,11 @@ def test_same_actions_give_the_same_states():
 
 def test_a_robot_faces_the_direction_it_was_put_in():
     world = SoccerWorld()
-    rid = world.add_robot(0, 0.0, 5.0, 90.0)                   # facing +y
+    rid = world.add_robot(0, 0.0, 5.0, math.pi / 2)              # facing +y
     _, rotation = world.pose(rid, "torso")
     forward = rotation @ np.array([0.0, 1.0, 0.0])            # the robot's own +y
     assert np.allclose(forward, (0, 1, 0), atol=1e-6)
-    world.place_robot(rid, 1.0, 2.0, 180.0)
+    world.place_robot(rid, 1.0, 2.0, math.pi)
     position, rotation = world.pose(rid, "torso")
     assert np.allclose(position[:2], (1.0, 2.0)) and np.allclose(rotation @ (0, 1, 0), (-1, 0, 0), atol=1e-6)
 

@@ -21,11 +21,11 @@ import numpy as np
 from ..soccer import vision
 from ..soccer.field import flags, lines
 from ..soccer.nao import ROBOT_TYPES
-from ..soccer.rules import PlayMode, Referee, SoccerRules, Team
+from ..soccer.rules import Referee, SoccerRules, Team
 from ..soccer.world import CYCLE, SoccerWorld
-from ..wire.sexp import Limits, SexpError, parse
 from . import perceptors as P
-from .messages import Beam, Effector, Init, JointVelocity, Pass, Say, Scene, Syn
+from . import trainer
+from .messages import Beam, Effector, Init, JointVelocity, Pass, Say, Scene, Syn, parse_trainer_message
 from .monitor import GameState, full_header, update_header
 from .scene import RobotView, SceneGraph, slt, transforms_of
 from .sight import SEE_EVERY, Player, Sight, Viewer
@@ -37,7 +37,6 @@ MAX_OF_ONE_TYPE = 7                   # MaxRobotTypeCount
 MAX_OF_TWO_TYPES = 9                  # MaxSumTwoRobotTypes
 MIN_TYPES = 3                         # MinRobotTypesCount
 HEAR_DISTANCE = 50.0                  # m, how far a say is heard
-TRAINER_LIMITS = Limits(max_bytes=64 * 1024, max_depth=8, max_atoms=1000)
 
 
 @dataclass
@@ -57,17 +56,17 @@ class Agent:
 
 
 class Game:
-    """Agents, referee and world together. ``Game(rules, seed, noise, substeps)``.
+    """Agents, referee and world together. ``Game(rules, seed, noise)``.
 
     ``noise`` is the vision noise (:class:`simleague.soccer.vision.VisionNoise`; zero for exact
     values). Times are seconds, lengths metres, as the original."""
 
     def __init__(self, rules: SoccerRules | None = None, seed: int = 0,
-                 noise: vision.VisionNoise | None = None, substeps: int = 2):
+                 noise: vision.VisionNoise | None = None):
         self.rules = rules or SoccerRules()
         seeds = np.random.SeedSequence(seed)
         world_seed, referee_seed, self._agent_seeds = seeds.spawn(3)
-        self.world = SoccerWorld(self.rules, int(world_seed.generate_state(1)[0]), substeps)
+        self.world = SoccerWorld(self.rules, int(world_seed.generate_state(1)[0]))
         self.referee = Referee(self.rules, np.random.default_rng(referee_seed))
         self.noise = noise if noise is not None else vision.VisionNoise()
         self.sight = Sight(flags(self.rules), lines(self.rules), self.noise)
@@ -79,7 +78,7 @@ class Game:
         self._heard: list[tuple[Agent, str, np.ndarray]] = []
         self.scene = SceneGraph(self.rules)
         self._monitor_state: GameState | None = None
-        self._selection: int | None = None       # the trainer's selected agent
+        self.selection: int | None = None        # the agent a trainer selected
         self._seeing: tuple | None = None          # (cycle, {aid: See text}) of this cycle
 
     # ------------------------------------------------------------------------------ agents
@@ -114,7 +113,7 @@ class Game:
             if e.robot_type not in ROBOT_TYPES:
                 return f"scene: robot type {e.robot_type} does not exist"
             x, y = self._free_spawn()
-            agent.robot = self.world.add_robot(e.robot_type, x, y, 90.0)
+            agent.robot = self.world.add_robot(e.robot_type, x, y, math.pi / 2)
             agent.robot_type, agent.joined = e.robot_type, self.world.cycle
             agent.calibration = self.noise.calibration_error(agent.rng)       # drawn once per robot
             self.scene_changed = True
@@ -211,7 +210,7 @@ class Game:
         x += agent.rng.uniform(-noise_xy, noise_xy)
         y += agent.rng.uniform(-noise_xy, noise_xy)
         direction += agent.rng.uniform(-noise_angle, noise_angle)
-        self.world.place_robot(agent.robot, x, y, direction)
+        self.world.place_robot(agent.robot, x, y, math.radians(direction))
         return None
 
     # ------------------------------------------------------------------------------ the cycle
@@ -251,9 +250,8 @@ class Game:
             norm = math.hypot(dx, dy)
             if norm < 1e-6:                             # on the ball: back towards its own goal
                 dx, dy, norm = (-1.0 if a.team is Team.LEFT else 1.0), 0.0, 1.0
-            _, rotation = self.world.pose(a.robot, "torso")
-            heading = math.degrees(math.atan2(rotation[1, 1], rotation[0, 1]))
-            self.world.place_robot(a.robot, ball[0] + dx / norm * distance, ball[1] + dy / norm * distance, heading)
+            self.world.place_robot(a.robot, ball[0] + dx / norm * distance, ball[1] + dy / norm * distance,
+                                   self.world.heading(a.robot))
 
     # ------------------------------------------------------------------------------ perceptors
     def perceptors(self, agent: Agent) -> str | None:
@@ -321,7 +319,7 @@ class Game:
             if agent.robot is None:
                 continue
             transforms = transforms_of(*self.world.poses(agent.robot))
-            robots.append((RobotView(self.world.parts(agent.robot), agent.robot_type, agent.team, agent.unum),
+            robots.append((RobotView(agent.aid, self.world.parts(agent.robot), agent.robot_type, agent.team, agent.unum),
                            transforms))
         return robots
 
@@ -342,141 +340,18 @@ class Game:
 
     # ------------------------------------------------------------------------------ trainer
     def trainer(self, data: bytes, allow_kill_sim: bool = False) -> tuple[list[str], list[str], bool]:
-        """Apply a monitor's trainer commands (seed 002 "Trainer commands"; specs/simspark.md).
-        Returns (replies to send, problems to log, whether the simulator must stop). Unknown
-        or malformed commands are problems, never exceptions."""
-        try:
-            commands = parse(data, TRAINER_LIMITS)
-        except SexpError as e:
-            return [], [f"trainer: not an S-expression message: {e}"], False
-        replies, problems, stop = [], [], False
-        for command in commands:
+        """Apply one trainer message (:func:`~simleague.simspark.messages.parse_trainer_message`,
+        :mod:`simleague.simspark.trainer`). Returns (replies to send, problems to log, whether the
+        simulator must stop). Malformed or refused commands are problems, never exceptions."""
+        message = parse_trainer_message(data)
+        replies, problems, stop = [], list(message.problems), False
+        for command in message.commands:
             try:
-                reply, quit_ = self._trainer(command, allow_kill_sim)
-            except (ValueError, KeyError, IndexError, TypeError) as e:
-                problems.append(f"trainer: {_show(command)}: {e}")
+                reply, quit_ = trainer.apply(self, command, allow_kill_sim)
+            except (trainer.TrainerRefused, ValueError) as e:
+                problems.append(f"trainer: {type(command).__name__}: {e}")
                 continue
             if reply:
                 replies.append(reply)
             stop = stop or quit_
         return replies, problems, stop
-
-    def _trainer(self, c: list, allow_kill_sim: bool) -> tuple[str | None, bool]:
-        if not c or not isinstance(c[0], str):
-            raise ValueError("a command starts with its name")
-        name, args = c[0], c[1:]
-        fields = {a[0]: a[1:] for a in args if isinstance(a, list) and a and isinstance(a[0], str)}
-        if name == "getAck":
-            return f"(ack {_atom(args, 0)})", False
-        if name == "reqfullstate":
-            self.scene_changed = True
-            return None, False
-        if name == "playMode":
-            self.referee.set_play_mode(PlayMode.from_wire(_atom(args, 0)))
-            return None, False
-        if name == "kickOff":
-            side = _atom(args, 0)
-            if side not in ("Left", "Right", "None"):
-                raise ValueError(f"kickOff {side}: Left, Right or None (a coin toss)")
-            team = {"Left": Team.LEFT, "Right": Team.RIGHT, "None": None}[side]
-            placement = self.referee.kick_off(team)
-            if placement is not None:
-                self.world.place_ball(placement.ball)
-            return None, False
-        if name == "dropBall":
-            ball, _ = self.world.ball()
-            self.world.place_ball(self.referee.drop_ball(tuple(ball)).ball)
-            return None, False
-        if name == "ball":
-            ball, velocity = self.world.ball()
-            if "pos" in fields:
-                ball = _floats(fields["pos"], 3)
-            if "vel" in fields:
-                velocity = _floats(fields["vel"], 3)
-            self.world.place_ball(ball, velocity)
-            return None, False
-        if name == "time":
-            t = _floats(args, 1)[0]
-            if t < 0:
-                raise ValueError("time: not below 0")
-            self.referee.time = t
-            return None, False
-        if name == "score":
-            if "left" in fields:
-                self.referee.score[Team.LEFT] = _count(fields["left"])
-            if "right" in fields:
-                self.referee.score[Team.RIGHT] = _count(fields["right"])
-            return None, False
-        if name in ("agent", "select", "kill", "repos"):
-            return self._trainer_agent(name, fields)
-        if name == "killsim":
-            if not allow_kill_sim:
-                raise ValueError("killsim is off (start the server with --allow-killsim)")
-            return None, True
-        raise ValueError("unknown command")
-
-    def _trainer_agent(self, name: str, fields: dict) -> tuple[None, bool]:
-        agent = self._find(fields) if "unum" in fields else self._selected()
-        if name == "select":
-            self._selection = agent.aid
-            return None, False
-        if name == "kill":                      # the server closes a connection whose agent is gone
-            self.disconnect(agent.aid)
-            return None, False
-        if name == "repos":
-            x = -(self.rules.field_length / 2 - 1) * (1 if agent.team is Team.LEFT else -1)
-            self.world.place_robot(agent.robot, x, 0.0, 0.0 if agent.team is Team.LEFT else 180.0)
-            return None, False
-        if "pos" in fields:
-            x, y, z = _floats(fields["pos"], 3)
-            _, rotation = self.world.pose(agent.robot, "torso")
-            heading = math.degrees(math.atan2(rotation[1, 1], rotation[0, 1]))
-            self.world.place_robot(agent.robot, x, y, heading, z)
-        if "move" in fields:
-            x, y, z, direction = _floats(fields["move"], 4)
-            self.world.place_robot(agent.robot, x, y, direction, z)
-        for key in ("battery", "temperature"):
-            if key in fields:
-                _floats(fields[key], 1)        # accepted; the Nao model has neither
-        return None, False
-
-    def _find(self, fields: dict) -> Agent:
-        unum = _count(fields["unum"])
-        side = {"left": Team.LEFT, "right": Team.RIGHT}.get(_atom(fields.get("team", []), 0).lower())
-        for agent in self.agents.values():
-            if agent.unum == unum and agent.team is side and agent.robot is not None:
-                return agent
-        raise ValueError(f"no robot number {unum} in that team")
-
-    def _selected(self) -> Agent:
-        agent = self.agents.get(self._selection)
-        if agent is None or agent.robot is None:
-            raise ValueError("no robot selected; give (unum N)(team Left|Right) or (select ...) first")
-        return agent
-
-
-def _atom(args: list, i: int) -> str:
-    if len(args) <= i or not isinstance(args[i], str):
-        raise ValueError("a word expected")
-    return args[i]
-
-
-def _floats(args: list, n: int) -> tuple[float, ...]:
-    if len(args) != n or not all(isinstance(a, str) for a in args):
-        raise ValueError(f"{n} numbers expected")
-    values = tuple(float(a) for a in args)
-    if not all(math.isfinite(v) for v in values):
-        raise ValueError("numbers must be finite")
-    return values
-
-
-def _count(args: list) -> int:
-    value = int(_atom(args, 0))
-    if value < 0:
-        raise ValueError("not below 0")
-    return value
-
-
-def _show(command) -> str:
-    text = str(command)
-    return text if len(text) < 60 else text[:57] + "..."

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..soccer.rules import PlayMode, SoccerRules, Team
 from ..soccer.world import CYCLE
 from .game import Game
-from .server import SimSparkServer
+from .server import SimSparkOptions, SimSparkServer
 
 log = logging.getLogger("simleague.simspark")
 
@@ -59,7 +59,7 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
         raise MatchError(f"1 to 11 agents a side, not {agents}")
     rules = SoccerRules(half_time=half_time)
     game = Game(rules, seed=seed)
-    server = SimSparkServer(game, host, agent_port, monitor_port, sync=True, realtime=False)
+    server = SimSparkServer(game, SimSparkOptions(host, agent_port, monitor_port, sync=True, realtime=False))
     if setup is not None:
         server.on_cycle = setup(game)
     try:

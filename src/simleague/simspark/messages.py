@@ -1,5 +1,5 @@
-"""What SimSpark agents send (TCP 3100), parsed once into typed effectors (specs/simspark.md,
-"Agents"; seed 002).
+"""What SimSpark agents (TCP 3100) and trainers (the monitor port, TCP 3200) send, parsed once into
+typed effectors and trainer commands (specs/simspark.md, "Agents" and "Trainer commands"; seed 002).
 
 A message may hold several effectors: ``(beam -14 0 0.0)(he1 0.5)(syn)``. Each is checked on its own:
 :func:`parse_agent_message` returns the good ones and a line per bad one, so that a server can log
@@ -14,6 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ..soccer.rules import PlayMode, Team
 from ..wire.sexp import Limits, SexpError, parse
 
 #: the scene files an agent may ask for, and whether a robot type follows
@@ -209,3 +210,210 @@ def _init(args: list) -> Init:
     if len(fields["teamname"]) > MAX_TEAM_NAME:
         raise ValueError(f"init: a team name of at most {MAX_TEAM_NAME} characters")
     return Init(int(fields["unum"]), fields["teamname"])
+
+
+# ------------------------------------------------------------------------------ trainer commands
+#: a trainer's message (monitor port) is small: a few commands
+TRAINER_LIMITS = Limits(max_bytes=64 * 1024, max_depth=8, max_atoms=1000)
+
+
+@dataclass(frozen=True)
+class Who:
+    """A robot a trainer names: ``(unum N) (team Left|Right)``; ``team`` None when not given."""
+    unum: int
+    team: Team | None
+
+
+@dataclass(frozen=True)
+class MonitorHello:
+    """``(init)``: what a monitor (rcssmonitor3d) sends when it connects; nothing to do."""
+
+
+@dataclass(frozen=True)
+class GetAck:
+    """``(getAck TOKEN)``: answer ``(ack TOKEN)``."""
+    token: str
+
+
+@dataclass(frozen=True)
+class RequestFullState:
+    """``(reqfullstate)``: the next monitor message is a full one."""
+
+
+@dataclass(frozen=True)
+class SetPlayMode:
+    """``(playMode NAME)``."""
+    mode: PlayMode
+
+
+@dataclass(frozen=True)
+class KickOff:
+    """``(kickOff Left|Right|None)``: ``side`` None is a coin toss."""
+    side: Team | None
+
+
+@dataclass(frozen=True)
+class DropBall:
+    """``(dropBall)``."""
+
+
+@dataclass(frozen=True)
+class MoveBall:
+    """``(ball (pos x y z) (vel x y z))``: m and m/s; either part may be left out (None)."""
+    position: tuple[float, float, float] | None
+    velocity: tuple[float, float, float] | None
+
+
+@dataclass(frozen=True)
+class SetTime:
+    """``(time T)``: the game time, s."""
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SetScore:
+    """``(score (left N) (right N))``; either may be left out (None)."""
+    left: int | None
+    right: int | None
+
+
+@dataclass(frozen=True)
+class MoveAgent:
+    """``(agent [(unum N) (team T)] (pos x y z) (move x y z deg) (battery B) (temperature T))``:
+    ``who`` None means the selected robot; ``position`` (m) puts the torso there as it is,
+    ``move`` (m, degrees) puts it there upright with the torso turned ``deg`` about z, so the robot
+    faces ``deg + 90`` (the original's MoveAndRotateAgent); battery and temperature are accepted
+    (the Nao model has neither)."""
+    who: Who | None
+    position: tuple[float, float, float] | None
+    move: tuple[float, float, float, float] | None
+
+
+@dataclass(frozen=True)
+class SelectAgent:
+    """``(select (unum N) (team T))``."""
+    who: Who | None
+
+
+@dataclass(frozen=True)
+class KillAgent:
+    """``(kill [(unum N) (team T)])``: take the robot off and close its connection."""
+    who: Who | None
+
+
+@dataclass(frozen=True)
+class ReposAgent:
+    """``(repos [(unum N) (team T)])``: put the robot back in front of its own goal."""
+    who: Who | None
+
+
+@dataclass(frozen=True)
+class KillSim:
+    """``(killsim)``: stop the simulator (only where the server allows it)."""
+
+
+TrainerCommand = (MonitorHello | GetAck | RequestFullState | SetPlayMode | KickOff | DropBall | MoveBall
+                  | SetTime | SetScore | MoveAgent | SelectAgent | KillAgent | ReposAgent | KillSim)
+
+
+@dataclass
+class TrainerMessage:
+    """One trainer message: the commands understood, in order, and a line per one that was not."""
+    commands: list[TrainerCommand] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def parse_trainer_message(data: bytes, limits: Limits = TRAINER_LIMITS) -> TrainerMessage:
+    """The commands of one trainer message (seed 002 "Trainer commands"; specs/simspark.md). Never
+    raises for what a client sends: what cannot be understood is in
+    :attr:`TrainerMessage.problems`, a line each, as ``trainer: <command>: <why>``."""
+    message = TrainerMessage()
+    try:
+        expressions = parse(data, limits)
+    except SexpError as e:
+        message.problems.append(f"trainer: not an S-expression message: {e}")
+        return message
+    for expression in expressions:
+        try:
+            message.commands.append(_trainer_command(expression))
+        except ValueError as e:
+            message.problems.append(f"trainer: {_show(expression)}: {e}")
+    return message
+
+
+def _trainer_command(c) -> TrainerCommand:
+    if not isinstance(c, list) or not c or not isinstance(c[0], str):
+        raise ValueError("a command starts with its name")
+    name, args = c[0], c[1:]
+    fields = {a[0]: a[1:] for a in args if isinstance(a, list) and a and isinstance(a[0], str)}
+    simple = {"init": MonitorHello, "reqfullstate": RequestFullState, "dropBall": DropBall, "killsim": KillSim}
+    if name in simple:
+        return simple[name]()
+    if name == "getAck":
+        return GetAck(_atom(args, 0))
+    if name == "playMode":
+        return SetPlayMode(PlayMode.from_wire(_atom(args, 0)))
+    if name == "kickOff":
+        side = _atom(args, 0)
+        if side not in ("Left", "Right", "None"):
+            raise ValueError(f"kickOff {side}: Left, Right or None (a coin toss)")
+        return KickOff({"Left": Team.LEFT, "Right": Team.RIGHT, "None": None}[side])
+    if name == "ball":
+        return MoveBall(_floats(fields["pos"], 3) if "pos" in fields else None,
+                        _floats(fields["vel"], 3) if "vel" in fields else None)
+    if name == "time":
+        (seconds,) = _floats(args, 1)
+        if seconds < 0:
+            raise ValueError("time: not below 0")
+        return SetTime(seconds)
+    if name == "score":
+        return SetScore(_count(fields["left"]) if "left" in fields else None,
+                        _count(fields["right"]) if "right" in fields else None)
+    who = _who(fields) if "unum" in fields else None
+    if name == "agent":
+        for key in ("battery", "temperature"):
+            if key in fields:
+                _floats(fields[key], 1)
+        return MoveAgent(who, _floats(fields["pos"], 3) if "pos" in fields else None,
+                         _floats(fields["move"], 4) if "move" in fields else None)
+    if name in ("select", "kill", "repos"):
+        return {"select": SelectAgent, "kill": KillAgent, "repos": ReposAgent}[name](who)
+    raise ValueError("unknown command")
+
+
+def _who(fields: dict) -> Who:
+    side = _atom(fields["team"], 0).lower() if "team" in fields else ""
+    return Who(_count(fields["unum"]), {"left": Team.LEFT, "right": Team.RIGHT}.get(side))
+
+
+def _atom(args: list, i: int) -> str:
+    if len(args) <= i or not isinstance(args[i], str):
+        raise ValueError("a word expected")
+    return args[i]
+
+
+def _floats(args: list, n: int) -> tuple[float, ...]:
+    if len(args) != n or not all(isinstance(a, str) for a in args):
+        raise ValueError(f"{n} numbers expected")
+    try:
+        values = tuple(float(a) for a in args)
+    except ValueError:
+        raise ValueError(f"{n} numbers expected") from None
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError("numbers must be finite")
+    return values
+
+
+def _count(args: list) -> int:
+    try:
+        value = int(_atom(args, 0))
+    except ValueError:
+        raise ValueError("a whole number expected") from None
+    if value < 0:
+        raise ValueError("not below 0")
+    return value
+
+
+def _show(command) -> str:
+    text = str(command)
+    return text if len(text) < 60 else text[:57] + "..."

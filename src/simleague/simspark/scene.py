@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..soccer.field import lines
 from ..soccer.nao import Part
+from ..soccer.pitch import BAR
 from ..soccer.rules import SoccerRules, Team
 
 #: a change of any matrix element above this is sent in an update (the original's threshold)
@@ -33,18 +35,32 @@ _SKY = " ".join(f"Material_skyrender_000{i}.tif" for i in range(1, 7))
 
 
 def rotation(x_deg: float, y_deg: float, z_deg: float) -> np.ndarray:
-    """The original's ``setLocalRotation x y z`` (degrees): rotations about x, then y, then z."""
-    x, y, z = (math.radians(a) for a in (x_deg, y_deg, z_deg))
-    rx = np.array([[1, 0, 0], [0, math.cos(x), -math.sin(x)], [0, math.sin(x), math.cos(x)]])
-    ry = np.array([[math.cos(y), 0, math.sin(y)], [0, 1, 0], [-math.sin(y), 0, math.cos(y)]])
-    rz = np.array([[math.cos(z), -math.sin(z), 0], [math.sin(z), math.cos(z), 0], [0, 0, 1]])
-    return rz @ ry @ rx
+    """The original's ``setLocalRotation x y z`` (degrees) as its 4x4 matrix: the rotation about x,
+    then about the new y, then about the newest z (salt's ``RotationX``, ``RotateY``,
+    ``RotateZ``, which also turn the matrix's bottom row), in the original's single precision, so
+    that the monitor gets its very numbers (``-4.37114e-08`` for the cosine of 90 degrees, signed
+    zeros)."""
+    f = np.float32
+
+    def cs(deg: float):
+        angle = f(math.radians(deg))
+        return f(math.cos(angle)), f(math.sin(angle))
+
+    m = np.eye(4, dtype=f)
+    c, s = cs(x_deg)
+    m[1, 1], m[2, 1], m[1, 2], m[2, 2] = c, s, -s, c
+    c, s = cs(y_deg)
+    m[:, 0], m[:, 2] = c * m[:, 0] - s * m[:, 2], s * m[:, 0] + c * m[:, 2]
+    c, s = cs(z_deg)
+    m[:, 0], m[:, 1] = c * m[:, 0] + s * m[:, 1], -s * m[:, 0] + c * m[:, 1]
+    return m
 
 
 def slt(position, matrix) -> np.ndarray:
-    """The 16 numbers of an ``SLT``: rotation ``matrix`` (3, 3) and ``position`` (3,), column-major."""
+    """The 16 numbers of an ``SLT``, column-major: ``matrix``, a rotation (3, 3) or the original's
+    whole 4x4 matrix (:func:`rotation`), with ``position`` (3,) as its translation."""
     m = np.eye(4)
-    m[:3, :3] = matrix
+    m[:len(matrix), :len(matrix)] = matrix
     m[:3, 3] = position
     return m.T.reshape(16)
 
@@ -72,8 +88,10 @@ _SELECTION = ("(nd TRF (SLT 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1)(nd SMN (setVisible 
 
 @dataclass(frozen=True)
 class RobotView:
-    """What the scene needs of a robot: its parts and, once it has them, team and number."""
+    """What the scene needs of a robot: who it is (``key``, unique in the game), its parts and,
+    once it has them, team and number."""
 
+    key: int
     parts: tuple[Part, ...]
     robot_type: int
     team: Team | None
@@ -116,15 +134,26 @@ def _visual(part: Part, robot: RobotView) -> str:
     return f"(nd SMN (setVisible 1) (load StdUnitBox) (sSc {numbers(part.size)}) (sMat matGrey))"
 
 
-def _shape(part: Part) -> str:
-    """The drawable node of a part, as an update repeats it."""
+def _shape(part: Part, new: bool) -> str:
+    """The drawable node of a part, as an update repeats it; ``new``: with its visibility, as the
+    original's first update after the node appeared."""
+    shown, hidden = (" (setVisible 1)", " (setVisible 0)") if new else ("", "")
     if part.name == "torso":
-        return "(nd(nd StaticMesh))(nd(nd SMN))"
+        return f"(nd(nd StaticMesh{shown}))(nd(nd SMN{hidden}))"
     if part.name == "head":
-        return "(nd(nd StaticMesh))"
+        return f"(nd(nd StaticMesh{shown}))"
     if part.mesh is not None or part.name.endswith("toe"):
-        return "(nd StaticMesh)"
-    return "(nd SMN)"
+        return f"(nd StaticMesh{shown})"
+    return f"(nd SMN{shown})"
+
+
+def _static_shape(rules: SoccerRules, new: bool) -> str:
+    """The static part of the scene (lights, field, sky, goals, walls, flags, lines) as an update
+    repeats it; ``new``: with visibilities (:func:`_shape`)."""
+    shown = " (setVisible 1)" if new else ""
+    return ("(nd(nd))(nd(nd))" + f"(nd(nd StaticMesh{shown}))" * 2
+            + (f"(nd(nd(nd StaticMesh{shown}))" + "(nd)" * 6 + ")") * 2
+            + f"(nd(nd SMN{shown}))" * 4 + "(nd)" * (4 + len(lines(rules))))
 
 
 class SceneGraph:
@@ -135,27 +164,48 @@ class SceneGraph:
     to what this object last sent."""
 
     def __init__(self, rules: SoccerRules):
-        hl, gd, gw, gh = rules.field_length / 2, rules.goal_depth, rules.goal_width, rules.goal_height
+        hl, hw = rules.field_length / 2, rules.field_width / 2
+        gd, gw, gh = rules.goal_depth, rules.goal_width, rules.goal_height
         ball = rules.ball_radius
-        field = numbers(slt((0, 0, 0), rotation(90, 0, 180)))
-        goal_mesh = numbers(slt((gd / 2, 0, -gh / 2), rotation(90, 90, 0)))
+        field = numbers(slt((0, 0, 0), rotation(90, 180, 0)))                 # soccer.rsg
+        goal_mesh = numbers(slt((gd / 2, 0, -gh / 2), rotation(90, 90, 0)))     # goal.rsg
+        # the goal's colliders and flags, in the goal's frame: posts, back wall, bar, flags
+        goal_nodes = "".join(f"(nd TRF (SLT {numbers(slt(p, np.eye(3)))}))" for p in (
+            (0, -(gw / 2 + BAR / 2), 0), (0, gw / 2 + BAR / 2, 0), (-(gd / 2 - BAR / 2), 0, 0),
+            (0, 0, gh / 2 + BAR / 2), (gd / 2, gw / 2, gh / 2), (gd / 2, -gw / 2, gh / 2)))
         goals = []
         for side, sign, colour in (("left", -1, "yellow"), ("right", 1, "sky-blue")):
             place = numbers(slt((sign * (hl + gd / 2), 0, gh / 2), rotation(0, 0, 0 if sign < 0 else 180)))
             goals.append(f"(nd TRF (SLT {place})(nd TRF (SLT {goal_mesh})(nd StaticMesh (setVisible 1) "
                          f"(setTransparent) (load models/{side}soccergoal.obj) "
-                         f"(sSc {numbers((gw + 0.08, gh + 0.08, gd + 0.08))})(resetMaterials naogoalnet {colour}))))")
+                         f"(sSc {numbers((gw + 2 * BAR, gh + 2 * BAR, gd + 2 * BAR))})"
+                         f"(resetMaterials naogoalnet {colour})))" + goal_nodes + ")")
+        # the walls around the field (soccer.rsg: borders of a third of the length and three
+        # quarters of the width, 1 m thick and high), the corner flags and the field lines
+        border_x, border_y = rules.field_length * 0.333, rules.field_width * 0.75
+        wall_length = 1 + rules.field_length + 2 * border_x
+        wall_width = 1 + rules.field_width + 2 * border_y
+        walls = "".join(
+            f"(nd TRF (SLT {numbers(slt(p, np.eye(3)))})(nd SMN (setVisible 1) (load StdUnitBox) "
+            f"(sSc {numbers(size)}) (sMat matGrey)))"
+            for p, size in (((-(hl + border_x), 0, 0), (1, wall_width, 1)), ((hl + border_x, 0, 0), (1, wall_width, 1)),
+                            ((0, hw + border_y, 0), (wall_length, 1, 1)), ((0, -(hw + border_y), 0), (wall_length, 1, 1))))
+        corners = "".join(f"(nd TRF (SLT {numbers(slt(p, np.eye(3)))}))"
+                          for p in ((-hl, hw, 0), (-hl, -hw, 0), (hl, hw, 0), (hl, -hw, 0)))
+        line_nodes = f"(nd TRF (SLT {numbers(slt((0, 0, 0), np.eye(3)))}))" * len(lines(rules))
         self.static = (
             _LIGHTS
             + f"(nd TRF (SLT {field})(nd StaticMesh (setVisible 1) (load models/naosoccerfield.obj) "
             f"(sSc {numbers((rules.field_length / 12, 1, rules.field_width / 8))})"
             "(resetMaterials None_rcs-naofield.png)))"
             + f"(nd TRF (SLT {field})(nd StaticMesh (setVisible 1) (load models/skybox.obj) (sSc 10 10 10)"
-            f"(resetMaterials {_SKY})))" + "".join(goals))
-        self.static_shape = "(nd(nd))(nd(nd))(nd(nd StaticMesh))(nd(nd StaticMesh))" + "(nd(nd(nd StaticMesh)))" * 2
+            f"(resetMaterials {_SKY})))" + "".join(goals) + walls + corners + line_nodes)
+        self.static_shape = {new: _static_shape(rules, new) for new in (True, False)}
         self.ball_mesh = (f"(nd StaticMesh (setVisible 1) (load models/soccerball.obj) "
                           f"(sSc {numbers((ball, ball, ball))})(resetMaterials soccerball_rcs-soccerball.png))")
         self._sent: np.ndarray | None = None          # the transforms last sent, (n, 16)
+        self._known: set | None = None                # robots (keys) of the last update; None: none yet
+        self._new: set = set()                        # what the next update shows as new
 
     def full(self, ball: np.ndarray, robots: list[tuple[RobotView, np.ndarray]]) -> str:
         """``(RSG 0 1)(...)``: every node; ``ball`` shape (16,), each robot's transforms (n, 16)."""
@@ -167,6 +217,9 @@ class SceneGraph:
             out.append(")")
         out.append(")")
         self._sent = np.vstack([ball[None, :]] + [t for _, t in robots])
+        keys = {robot.key for robot, _ in robots}
+        self._new |= {"static"} if self._known is None else set()
+        self._new |= keys - (self._known or set())
         return "".join(out)
 
     def update(self, ball: np.ndarray, robots: list[tuple[RobotView, np.ndarray]]) -> str:
@@ -178,11 +231,15 @@ class SceneGraph:
         moved = np.abs(now - self._sent).max(axis=1) > MOVED
         self._sent[moved] = now[moved]
         text = [f" (SLT {numbers(row)})" if m else "" for row, m in zip(now, moved)]
-        out = ["(RDS 0 1)(", self.static_shape, f"(nd{text[0]}(nd StaticMesh))"]
+        fresh = "static" in self._new
+        ball_mesh = "(nd StaticMesh (setVisible 1))" if fresh else "(nd StaticMesh)"
+        out = ["(RDS 0 1)(", self.static_shape[fresh], f"(nd{text[0]}{ball_mesh})"]
         i = 1
         for robot, transforms in robots:
-            out.append("(nd" + "".join(f"(nd{text[i + k]}{_shape(part)})"
+            new = robot.key in self._new
+            out.append("(nd" + "".join(f"(nd{text[i + k]}{_shape(part, new)})"
                                        for k, part in enumerate(robot.parts)) + ")")
             i += len(transforms)
         out.append(")")
+        self._known, self._new = {robot.key for robot, _ in robots}, set()
         return "".join(out)

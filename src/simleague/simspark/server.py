@@ -1,13 +1,20 @@
 """The SimSpark server: agents on TCP 3100, monitors (and trainers) on TCP 3200, both with 4-byte
 length framing (specs/simspark.md). A thin adapter (ARCHITECTURE.md rule 2): per cycle it applies
-what arrived to the :class:`~simleague.simspark.game.Game`, steps it, sends every agent its
-perceptors and, every second cycle (25 Hz), the monitors their message.
+what arrived to the :class:`~simleague.simspark.game.Game`, sends every agent the perceptors made
+at the end of the previous cycle, steps the game, makes the next perceptors and, every second
+cycle (25 Hz), sends the monitors their message. That order is the original's (spark's
+SimulationServer: StartCycle, SenseAgent, ActAgent, Step, EndCycle): an agent's answer to a
+message reaches the world two steps after the state the message described, and teams tune their
+motor skills to that.
 
-Pacing: ``realtime`` makes each cycle last at least 20 ms; ``sync`` makes a cycle wait until every
-agent past its 5-cycle grace sent ``(syn)`` (at most ``sync_timeout`` s: an agent that never sends
-it is logged once and no longer waited for until it does). Sync without realtime runs as fast as
-the agents answer, and in real time while no agent has a robot (nothing to wait for, and no reason
-to burn the processor that starting agents need).
+Pacing (:mod:`simleague.clock`): ``realtime`` makes each cycle last at least 20 ms; ``sync`` makes a
+cycle wait until every agent past its 5-cycle grace sent ``(syn)`` (at most ``sync_timeout`` s, 30
+by default: an agent that never sends it is logged once and no longer waited for until it does; the
+original waits for ever, and a team that starts its players one after another (FC Portugal's)
+leaves each silent for seconds while the next one connects: waited for too briefly, a player ends
+up answering old messages). Sync without
+realtime runs as fast as the agents answer, and in real time while no agent has a robot (nothing
+to wait for, and no reason to burn the processor that starting agents need).
 
 Bad input never stops the server: a frame over the limit or a connection that breaks closes that
 connection only; an effector or trainer command that cannot be understood is logged and the rest
@@ -20,10 +27,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..clock import Clock
 from ..soccer.world import CYCLE
 from ..wire.framing import FrameDecoder, FrameError, encode
 from ..wire.limits import LogLimiter
@@ -39,6 +46,28 @@ MAX_PENDING = 64                           # messages an agent may queue within 
 MAX_AGENTS = 44                            # connections on the agent port
 MONITOR_SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per monitor
 MAX_PROBLEM_LINES = 10                     # log lines per client and second about its bad input
+FOREVER = 10.0 ** 9                        # s: how long "wait for ever" waits
+LISTEN = 1.0                               # s a sync cycle waits for any agent's message (NetControl)
+
+
+@dataclass(frozen=True)
+class SimSparkOptions:
+    """How a SimSpark server runs: bind ``host`` and the ``agent_port`` and ``monitor_port`` (0 = any
+    free port); ``sync`` (wait for every agent's ``(syn)``, at most ``sync_timeout`` s; 0: for ever,
+    as the original, whose teams start their players expecting it) and
+    ``realtime`` (cycles of at least 20 ms) pacing; ``allow_kill_sim`` (a trainer's ``killsim``
+    stops the server); ``max_backlog`` (bytes waiting for a client that does not read before it is
+    dropped); ``cycles`` (stop after this many; None: until :meth:`SimSparkServer.stop`)."""
+
+    host: str = "127.0.0.1"
+    agent_port: int = 3100
+    monitor_port: int = 3200
+    sync: bool = False
+    realtime: bool = True
+    sync_timeout: float = 30.0
+    allow_kill_sim: bool = False
+    max_backlog: int = 8 * 1024 * 1024
+    cycles: int | None = None
 
 
 @dataclass
@@ -61,28 +90,26 @@ class _Client:
 
 
 class SimSparkServer:
-    """``SimSparkServer(game, host, agent_port, monitor_port, sync, realtime, ...)``; ports 0 pick
-    free ones (see :attr:`agent_port`, :attr:`monitor_port` after :meth:`start`).
+    """``SimSparkServer(game, options, on_cycle=None)``: serves ``game`` as ``options``
+    (:class:`SimSparkOptions`) say; ports 0 pick free ones (see :attr:`agent_port`,
+    :attr:`monitor_port` after :meth:`start`). ``on_cycle()`` is called after every cycle (a
+    viewer, a run log)."""
 
-    ``cycles``: stop after this many cycles (None: until :meth:`stop`, a ``killsim`` or game over
-    with ``stop_at_game_over``)."""
-
-    def __init__(self, game: Game, host: str = "127.0.0.1", agent_port: int = 3100,
-                 monitor_port: int = 3200, sync: bool = False, realtime: bool = True,
-                 sync_timeout: float = 1.0, allow_kill_sim: bool = False,
-                 max_backlog: int = 8 * 1024 * 1024, cycles: int | None = None):
-        self.game, self.host = game, host
-        self.agent_port, self.monitor_port = agent_port, monitor_port
-        self.sync, self.realtime, self.sync_timeout = sync, realtime, sync_timeout
-        self.allow_kill_sim, self.max_backlog, self.cycles = allow_kill_sim, max_backlog, cycles
+    def __init__(self, game: Game, options: SimSparkOptions = SimSparkOptions(),
+                 on_cycle: Callable[[], None] | None = None):
+        self.game, self.opt = game, options
+        self.host, self.agent_port, self.monitor_port = options.host, options.agent_port, options.monitor_port
+        self._lockstep = Clock("lockstep", CYCLE, options.sync_timeout or FOREVER)
+        self._listening = Clock("lockstep", CYCLE, LISTEN)
+        self._realtime = Clock("realtime", CYCLE)
         self.agents: list[_Client] = []
         self.monitors: list[_Client] = []
         self._servers: list[asyncio.AbstractServer] = []
         self._stop = asyncio.Event()
-        self._arrived = asyncio.Event()
         self._new_monitor = False
         self._handlers: set[asyncio.Task] = set()          # one reading task per connection
-        self.on_cycle: Callable[[], None] | None = None    # called after every cycle (viewer, log)
+        self._senses: dict[int, bytes] = {}                 # aid -> perceptors made last cycle
+        self.on_cycle = on_cycle
 
     async def start(self) -> None:
         """Listen on both ports. Raises OSError when a port is taken."""
@@ -92,11 +119,13 @@ class SimSparkServer:
         self.agent_port = agents.sockets[0].getsockname()[1]
         self.monitor_port = monitors.sockets[0].getsockname()[1]
         log.info("agents on %s:%d, monitors on %s:%d, %s%s", self.host, self.agent_port, self.host,
-                 self.monitor_port, "sync" if self.sync else "async", ", real time" if self.realtime else "")
+                 self.monitor_port, "sync" if self.opt.sync else "async", ", real time" if self.opt.realtime else "")
 
     def stop(self) -> None:
         """End :meth:`run` after the current cycle."""
         self._stop.set()
+        self._lockstep.notify()
+        self._listening.notify()
 
     async def close(self) -> None:
         """Stop listening and close every connection."""
@@ -174,12 +203,13 @@ class SimSparkServer:
         for problem in message.problems:
             self._problem(client, problem)
         client.pending.append(message.effectors)
+        self._listening.notify()
         if any(isinstance(e, Syn) for e in message.effectors):
             client.synced, client.lagging = True, False
-            self._arrived.set()
+            self._lockstep.notify()
 
     def _trainer_frame(self, client: _Client, frame: bytes) -> None:
-        replies, problems, stop = self.game.trainer(frame, self.allow_kill_sim)
+        replies, problems, stop = self.game.trainer(frame, self.opt.allow_kill_sim)
         for problem in problems:
             self._problem(client, problem)
         for reply in replies:
@@ -204,18 +234,18 @@ class SimSparkServer:
     def _send(self, client: _Client, payload: bytes) -> None:
         if client.closed:
             return
-        if client.writer.transport.get_write_buffer_size() > self.max_backlog:
-            self._drop(client, f"does not read ({self.max_backlog} bytes wait for it); disconnected")
+        if client.writer.transport.get_write_buffer_size() > self.opt.max_backlog:
+            self._drop(client, f"does not read ({self.opt.max_backlog} bytes wait for it); disconnected")
             return
         client.writer.write(encode(payload))
 
     # ------------------------------------------------------------------------------ the cycle
     async def run(self) -> None:
         """Run cycles until stopped."""
-        game = self.game
+        game, opt = self.game, self.opt
         while not self._stop.is_set():
-            started = time.monotonic()
-            if self.sync:
+            self._realtime.begin_cycle()
+            if opt.sync:
                 await self._wait_for_syn()
             for client in sorted(self.agents, key=lambda c: c.agent.aid):
                 for effectors in client.pending:
@@ -223,14 +253,19 @@ class SimSparkServer:
                         self._problem(client, problem)
                 client.pending.clear()
                 client.synced = False
+            for client in list(self.agents):               # what the last step left them
+                text = self._senses.get(client.agent.aid)
+                if text is not None:
+                    self._send(client, text)
             game.step()
+            self._senses = {}
             for client in list(self.agents):
                 if client.agent.aid not in game.agents:       # killed by the trainer
                     self._drop(client, "killed by the trainer")
                     continue
                 text = game.perceptors(client.agent)
                 if text is not None:
-                    self._send(client, text.encode())
+                    self._senses[client.agent.aid] = text.encode()
             if game.world.cycle % MONITOR_EVERY == 0 and self.monitors:
                 text, _ = game.monitor_message(full=self._new_monitor)
                 self._new_monitor = False
@@ -242,30 +277,31 @@ class SimSparkServer:
                     client.problems.flush()
             if self.on_cycle is not None:
                 self.on_cycle()
-            if self.cycles is not None and game.world.cycle >= self.cycles:
+            if opt.cycles is not None and game.world.cycle >= opt.cycles:
                 break
-            idle = self.sync and not any(c.agent.robot is not None for c in self.agents)
-            if self.realtime or idle:          # sync mode with no robot to wait for: real time
-                await asyncio.sleep(max(0.0, CYCLE - (time.monotonic() - started)))
+            idle = opt.sync and not any(c.agent.robot is not None for c in self.agents)
+            if opt.realtime or idle:          # sync mode with no robot to wait for: real time
+                await self._realtime.wait(lambda: True)
             else:
                 await asyncio.sleep(0)
 
+    def _waited_for(self) -> list[_Client]:
+        """The agents this cycle still waits for: a robot past its grace, no (syn) yet, not lagging."""
+        return [c for c in self.agents if not c.synced and not c.lagging and self.game.expects_syn(c.agent)]
+
     async def _wait_for_syn(self) -> None:
-        deadline = time.monotonic() + self.sync_timeout
-        while not self._stop.is_set():
-            waiting = [c for c in self.agents
-                       if not c.synced and not c.lagging and self.game.expects_syn(c.agent)]
-            if not waiting:
-                return
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                for client in waiting:
-                    client.lagging = True
-                    log.warning("%s sent no (syn) for %.1f s; not waited for until it does",
-                                client.name, self.sync_timeout)
-                return
-            self._arrived.clear()
-            try:
-                await asyncio.wait_for(self._arrived.wait(), remaining)
-            except TimeoutError:
-                pass
+        """Sync mode's wait, as the original's: up to 1 s for any agent to say something (spark's
+        NetControl blocks on its sockets for 1 s each cycle in sync mode, so even an agent in its
+        grace cycles gets to answer each message), then up to ``sync_timeout`` s for the (syn) of
+        every agent waited for."""
+        if not any(c.pending for c in self.agents) and any(c.agent.robot is not None for c in self.agents):
+            self._listening.begin_cycle()
+            await self._listening.wait(lambda: self._stop.is_set() or any(c.pending for c in self.agents))
+        if not self._waited_for():
+            return
+        self._lockstep.begin_cycle()
+        await self._lockstep.wait(lambda: self._stop.is_set() or not self._waited_for())
+        for client in self._waited_for():
+            client.lagging = True
+            log.warning("%s sent no (syn) for %.1f s; not waited for until it does",
+                        client.name, self.opt.sync_timeout)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .models import RobotModel
 from .rules import SoccerRules
-from .world import GRAVITY, ball_touchers, field_mjcf
+from .pitch import GRAVITY, ball_touchers, field_mjcf
 
 BASIC_STEP = 0.008            # s
 DEFAULT_PID = (10.0, 0.0, 0.0)

@@ -1,27 +1,48 @@
-"""The soccer world on MuJoCo: field, goals, ball and Nao robots. Pure and deterministic for a seed
-(ARCHITECTURE.md rule 1): no sockets, clocks or wire text.
+"""The SimSpark soccer world on MuJoCo: field, goals, ball and Nao robots, with the original's
+physics. Pure and deterministic for a seed (ARCHITECTURE.md rule 1): no sockets, clocks or wire
+text. The pitch is :mod:`simleague.soccer.pitch`'s, the robots :mod:`simleague.soccer.nao`'s.
 
-Geometry from the original's scene (reference/simspark-rsg/nao/soccer.rsg, goal.rsg): the field is
-``field_length`` x ``field_width`` m centred on the origin, x towards the right team's goal, z up;
-each goal is a box of ``goal_depth`` x ``goal_width`` x ``goal_height`` m behind its goal line with
-posts and a top bar 0.04 m thick and a back wall; walls far outside the field keep the ball in. The
-robots are built from :mod:`simleague.soccer.nao`.
+rcssserver3d 0.7.3 steps ODE once per cycle (``dWorldStep``, 0.02 s, semi-implicit Euler), and the
+teams' motor skills are tuned to how ODE solves its constraints there. This world takes the same
+step (one MuJoCo Euler step of 0.02 s per cycle) and gives MuJoCo's constraint solver the
+original's constraint equations, by setting each row's reference acceleration before the solve:
 
-One cycle (:meth:`SoccerWorld.step`) is ``cycle`` s (0.02, the original's agent step); MuJoCo
-integrates it in ``substeps`` steps, 2 by default: 10 ms (the original: one ODE step of 20 ms per
-cycle; 20 ms steps make MuJoCo's stiff motors shake). Deviations from the
-original, kept because MuJoCo differs from ODE:
+- **Motors** (hingejoint.rsg, spark's HingeEffector): ODE's velocity motor makes a joint turn at
+  the commanded velocity by the end of the step, with at most 10 N m. Here each hinge's
+  friction-loss constraint (bounded by 10 N m) is aimed at the commanded velocity instead of at
+  rest, and the small compliance of MuJoCo's soft constraint is made up with the row's force of
+  the previous step, so a loaded joint holds its angle as ODE's does. A commanded velocity takes
+  effect only while the joint is strictly inside its range (the HingeEffector sets the motor only
+  then); at or beyond a limit the motor pushes with its full 10 N m in its velocity's direction,
+  and with 1e-5 of it when that leads away from the limit (ODE's powered stop, fudge factor 1e-5).
+- **Contacts** (:mod:`simleague.soccer.surfaces`): each contact's penetration beyond the 1 mm
+  surface layer is corrected by its ERP per step, an approach faster than its bounce speed is
+  reflected with its restitution, and its tangential velocity is aimed at zero with unbounded
+  friction (MuJoCo's elliptic cone with friction 100); normal compliance (CFM) and slip come from
+  MuJoCo's constraint softness, set per geom and with ``impratio`` to the robot-ground values.
+- **Joint limits**: ODE's stops (hingejoint.rsg: stop ERP 0.8, bounce 1): a joint beyond its limit
+  is brought back by 0.8 of the overshoot per step, and an incoming joint bounces back. A joint
+  within 0.15 rad of a limit may come up to 1e-4 rad from it and no further: ODE's stiff motor
+  brings a joint driven into its stop to rest just inside the range (-0.99997 deg for a -1 deg
+  stop, measured), where the HingeEffector still takes commands; MuJoCo's softer constraints
+  would let it creep past the limit, where commands are ignored and the joint stays stuck.
+- **Drag**: the ball's linear drag 0.01 N s/m and angular drag 5e-5 N m s (ball.rsg); the robots'
+  drag of 0.01 (dragcontroller.rsg) changes nothing measurable and is left out.
 
-- joints have an armature of 0.01 kg m^2; a motor is a position servo (300 N m/rad, 0.5 N m s/rad,
-  at most 10 N m) following a target angle that moves at the commanded velocity (the original:
-  ODE's velocity motor with at most 10 N m, an exact velocity where the torque allows it; a pure
-  velocity servo in MuJoCo either sags under the robot's weight or, stiff enough not to, shakes
-  the robot off its feet);
-- contacts use MuJoCo's soft contacts (the original: ERP 0.6, CFM 1e-4, slip 5e-3), friction 1;
-- the bodies' linear and angular drag of 0.01 becomes a damping of 0.01 on every joint; the ball
-  rolls with a rolling friction of 0.004 m, so that a ball rolling at 3 m/s stops after about 4 m (ball.rsg is not in
-  the reference);
-- parts of one robot never collide with each other (the original: ``disableInnerCollision``).
+Measured against the original's recordings (tests/test_simspark_physics.py, README): a robot stands
+and settles where the original's does, a ball rolls and bounces as the original's does; an
+open-loop replay of FC Portugal's walk follows the original for 160 cycles and differs after.
+What differs from ODE: ODE moves every body on its own and pulls its joints together afterwards,
+so a robot turning fast stretches a little (a falling robot's lower arm lands 1-2 cm further out
+than here) and a foot pivoting on its toe keeps touching the ground, where here, with the torso as
+the root of one tree of joints, it lifts by a fraction of a millimetre; MuJoCo's contacts have no
+friction at zero normal force (ODE's do); the contact softness is set per geom rather than per
+contact. Bodies of a resting robot never fall asleep here (ODE's do, so a resting robot beamed in
+the original hovers until a joint moves).
+
+Sensors as the original reads them: the gyro gives the torso's angular velocity at the end of the
+step; the accelerometer, the torso's acceleration over the step before (spark's Accelerometer
+differences velocities before each step), minus gravity, in the torso's frame.
 
 Robots join and leave by rebuilding the MuJoCo model from text (about 40 ms with 22 robots) and
 carrying every other body's state over by name, so the others do not notice.
@@ -35,17 +56,22 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from .field import lines
-from .nao import MAX_MOTOR_TORQUE, Part, nao_parts, standing_height
+from . import surfaces
+from .nao import MAX_MOTOR_TORQUE, Part, nao_parts
+from .pitch import GRAVITY, ball_touchers, field_mjcf
 from .rules import SoccerRules
 
-CYCLE = 0.02                  # s, the original's agent step (defaults.json simulation.agentStep)
-GRAVITY = 9.81                # m/s^2 (physicsGlobalGravity)
-MOTOR_STIFFNESS = 300.0       # N m/rad
-MOTOR_DAMPING = 0.5           # N m s/rad
-MOTOR_LEAD = 0.1              # rad: how far a motor's target may run ahead of its joint
-ARMATURE = 0.01               # kg m^2
-BAR = 0.04                    # m, goal posts and bar (goal.rsg BarDiameter)
+CYCLE = 0.02                  # s, the original's agent step and physics step (spark.rb agentStep)
+FRICTION = 100.0              # ODE's mu is infinite; high enough never to limit a contact
+STOP_ERP = 0.8                # hingejoint.rsg setStopERP
+STOP_BOUNCE = 1.0             # hingejoint.rsg setBounce
+LIMIT_MARGIN = 0.15           # rad: a limit row exists this far inside the range (more than a step at top speed)
+STOP_INSIDE = 1e-4            # rad: where a joint driven into its stop comes to rest, inside the range
+FUDGE = 1e-5                  # hingejoint.rsg setFudgeFactor: a motor pushing away from its stop
+BALL_DRAG = (0.01, 0.00005)   # ball.rsg: N per m/s, N m per rad/s
+MOTOR_IMPEDANCE = 0.9999      # MuJoCo's stiffest, for motors (their softness made up) and stops
+_FRICTION_DOF = int(mujoco.mjtConstraint.mjCNSTR_FRICTION_DOF)   # ints: numpy compares enums one by one
+_LIMIT = int(mujoco.mjtConstraint.mjCNSTR_LIMIT_JOINT)
 
 
 @dataclass(frozen=True)
@@ -60,14 +86,14 @@ class Pressure:
 
 @dataclass
 class _Robot:
-    """A robot in the world: its number in the world, type and parts; indices filled per model."""
+    """A robot in the world: its number in the world, type and parts."""
 
     rid: int
     robot_type: int
     parts: tuple[Part, ...]
-    velocity: dict[str, float]           # effector name -> target joint velocity, rad/s
+    velocity: dict[str, float]           # effector name -> commanded joint velocity, rad/s
     spawn: tuple[float, float, float]    # where it was put when it joined, m
-    yaw: float                           # and its turn then, radians (0: facing +y)
+    yaw: float                           # the direction it faced then, radians (0: +x)
 
 
 def _vec(v) -> str:
@@ -88,134 +114,78 @@ def _geom(part: Part, prefix: str) -> str:
 
 
 def robot_mjcf(parts: tuple[Part, ...], prefix: str, position, yaw: float) -> str:
-    """The MJCF ``<body>`` tree of a robot whose torso is at ``position`` (m) turned by ``yaw``
-    (radians about z; 0 = facing +y as the original's robot frame), names prefixed by ``prefix``."""
+    """The MJCF ``<body>`` tree of a robot whose torso is at ``position`` (m) facing ``yaw``
+    radians (0: +x, counter-clockwise), names prefixed by ``prefix``."""
     children: dict[str | None, list[Part]] = {}
     for part in parts:
         children.setdefault(part.parent, []).append(part)
+    turn = yaw - math.pi / 2                   # the robot's own forward is its +y
 
     def body(part: Part, parent_position) -> str:
         local = [a - b for a, b in zip(part.position, parent_position)]
         inner = [_geom(part, prefix)]
         if part.joint is None:
             inner.insert(0, f'<freejoint name="{prefix}root"/>')
-            inner.append(f'<site name="{prefix}imu" size="0.01"/>')
         else:
             j = part.joint
             inner.insert(0, f'<joint name="{prefix}{j.effector}" type="hinge" pos="{_vec(j.anchor)}" '
-                            f'axis="{_vec(j.axis)}" range="{j.low:.9g} {j.high:.9g}"/>')
-        if part.pressure is not None:
-            inner.append(f'<site name="{prefix}{part.pressure}" size="0.005"/>')
+                            f'axis="{_vec(j.axis)}" range="{j.low:.9g} {j.high:.9g}" margin="{LIMIT_MARGIN}"/>')
         inner += [body(child, part.position) for child in children.get(part.name, [])]
         extra = ""
         if part.parent is None:
             local = list(position)
-            extra = f' quat="{_vec((math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)))}"'
+            extra = f' quat="{_vec((math.cos(turn / 2), 0, 0, math.sin(turn / 2)))}"'
         return f'<body name="{prefix}{part.name}" pos="{_vec(local)}"{extra}>' + "".join(inner) + "</body>"
 
     return body(children[None][0], (0.0, 0.0, 0.0))
 
 
-def ball_touchers(model, data, ball_geom: int, owner: np.ndarray) -> set[int]:
-    """The robots with a part in contact with the ball now, from MuJoCo's contacts: ``ball_geom``
-    is the ball's geom id, ``owner`` maps body id -> robot number (shape (nbody,), 0: no robot).
-    Shared by both soccer worlds."""
-    pairs = data.contact.geom                          # shape (ncon, 2)
-    pairs = pairs[(pairs == ball_geom).any(axis=1)]
-    other = np.where(pairs[:, 0] == ball_geom, pairs[:, 1], pairs[:, 0])
-    return {int(rid) for rid in owner[model.geom_bodyid[other]] if rid}
-
-
-def field_mjcf(r: SoccerRules) -> str:
-    """The MJCF of the field's ground and painted lines, goals (posts, bar and back wall,
-    goal.rsg), the walls far outside it that keep the ball in, the ball (a free body named
-    ``ball``) and a light, for a ``<worldbody>``; sizes from the rules (m, kg)."""
-    hl, hw = r.field_length / 2, r.field_width / 2
-    gd, gw, gh = r.goal_depth, r.goal_width, r.goal_height
-    goals = []
-    for side, sign in (("left", -1), ("right", 1)):
-        x = sign * (hl + gd / 2)
-        goals.append(
-            f'<body name="{side}goal" pos="{x:.9g} 0 {gh / 2:.9g}">'
-            f'<geom type="box" size="{gd / 2:.9g} {BAR / 2:.9g} {gh / 2:.9g}" pos="0 {gw / 2 + BAR / 2:.9g} 0"/>'
-            f'<geom type="box" size="{gd / 2:.9g} {BAR / 2:.9g} {gh / 2:.9g}" pos="0 {-(gw / 2 + BAR / 2):.9g} 0"/>'
-            f'<geom type="box" size="{BAR / 2:.9g} {gw / 2:.9g} {gh / 2:.9g}" pos="{sign * (gd / 2 - BAR / 2):.9g} 0 0"/>'
-            f'<geom type="box" size="{gd / 2:.9g} {gw / 2 + BAR:.9g} {BAR / 2:.9g}" pos="0 0 {gh / 2 + BAR / 2:.9g}"/>'
-            "</body>")
-    wall_x, wall_y = hl + r.field_length * 0.333 + 0.5, hw + r.field_width * 0.75 + 0.5
-    walls = "".join(
-        f'<geom type="box" size="{sx:.9g} {sy:.9g} 0.5" pos="{px:.9g} {py:.9g} 0.5"/>'
-        for sx, sy, px, py in ((0.5, wall_y, -wall_x, 0), (0.5, wall_y, wall_x, 0),
-                               (wall_x, 0.5, 0, wall_y), (wall_x, 0.5, 0, -wall_y)))
-    ball = (f'<body name="ball" pos="0 0 {r.ball_radius:.9g}"><freejoint name="ball"/>'
-            f'<geom name="ball" type="sphere" size="{r.ball_radius:.9g}" mass="{r.ball_mass:.9g}" '
-            'condim="6" friction="1 0.005 0.004" rgba="1 1 1 1"/></body>')
-    ground = '<geom name="ground" type="plane" size="0 0 1" rgba="0.18 0.5 0.18 1"/>'
-    # the field lines, 5 cm wide, to be seen by cameras only (no collision)
-    painted = []
-    for (x0, y0, _), (x1, y1, _) in lines(r):
-        length = math.hypot(x1 - x0, y1 - y0)
-        angle = math.atan2(y1 - y0, x1 - x0)
-        painted.append(f'<geom type="box" contype="0" conaffinity="0" size="{length / 2 + 0.025:.9g} 0.025 0.0005" '
-                       f'pos="{(x0 + x1) / 2:.9g} {(y0 + y1) / 2:.9g} 0.0005" '
-                       f'quat="{math.cos(angle / 2):.9g} 0 0 {math.sin(angle / 2):.9g}" rgba="1 1 1 1"/>')
-    light = '<light directional="true" castshadow="false" pos="0 0 20" dir="0.2 0.1 -1" diffuse="0.7 0.7 0.7"/>'
-    return light + ground + "".join(painted) + walls + "".join(goals) + ball
-
-
 class SoccerWorld:
-    """The soccer field with a ball and any number of Nao robots.
+    """The soccer field with a ball and any number of Nao robots, physics as the original's
+    (module docstring).
 
-    ``rules`` give the sizes (m); ``seed`` the random stream (beam noise); ``substeps`` the MuJoCo
-    steps per cycle. Robot numbers (``rid``) are the world's own and are never reused."""
+    ``rules`` give the sizes (m); ``seed`` the world's random stream. Robot numbers (``rid``) are
+    the world's own and are never reused. Angles are radians, lengths metres."""
 
-    def __init__(self, rules: SoccerRules | None = None, seed: int = 0, substeps: int = 2):
+    def __init__(self, rules: SoccerRules | None = None, seed: int = 0):
         self.rules = rules or SoccerRules()
         self.rng = np.random.default_rng(seed)
-        self.substeps = substeps
         self.cycle = 0
         self._robots: dict[int, _Robot] = {}
         self._next_rid = 1
+        self._contacts = surfaces.contact_table()
         self._build()
 
     # ----------------------------------------------------------------------------- the model
     def _build(self) -> None:
         """Compile the model with the current robots; every joint that was in the previous model
-        (free joints of the ball and the robots, hinges) keeps its position and velocity."""
-        robots_xml, actuators, sensors, excludes = [], [], [], []
+        (free joints of the ball and the robots, hinges) keeps its position and velocity, every
+        motor its command."""
+        robots_xml, excludes = [], []
         for robot in self._robots.values():
             prefix = f"r{robot.rid}_"
             robots_xml.append(robot_mjcf(robot.parts, prefix, robot.spawn, robot.yaw))
-            for part in robot.parts:
-                if part.joint is not None:
-                    j = part.joint
-                    actuators.append(
-                        f'<position name="{prefix}{j.effector}" joint="{prefix}{j.effector}" '
-                        f'kp="{MOTOR_STIFFNESS}" kv="{MOTOR_DAMPING}" '
-                        f'forcerange="{-MAX_MOTOR_TORQUE} {MAX_MOTOR_TORQUE}"/>')
-            sensors.append(f'<gyro name="{prefix}gyro" site="{prefix}imu"/>'
-                           f'<accelerometer name="{prefix}acc" site="{prefix}imu"/>')
             solid = [p.name for p in robot.parts if p.collides]
             excludes += [f'<exclude body1="{prefix}{a}" body2="{prefix}{b}"/>'
                          for i, a in enumerate(solid) for b in solid[i + 1:]]
+        robot_ground = self._contacts[surfaces.KIND_ROBOT, surfaces.KIND_GROUND]
         xml = (
-            '<mujoco model="soccer"><compiler angle="degree" inertiafromgeom="true"/>'
-            f'<option timestep="{CYCLE / self.substeps:.9g}" integrator="implicitfast" '
-            f'gravity="0 0 {-GRAVITY}"/>'
-            f'<default><joint armature="{ARMATURE}" damping="0.01"/><geom friction="1 0.005 0.0001"/></default>'
-            "<worldbody>" + field_mjcf(self.rules) + "".join(robots_xml) + "</worldbody>"
-            "<contact>" + "".join(excludes) + "</contact>"
-            "<actuator>" + "".join(actuators) + "</actuator>"
-            "<sensor>" + "".join(sensors) + "</sensor></mujoco>")
-        old = getattr(self, "data", None)
-        old_model = getattr(self, "model", None)
+            '<mujoco model="simspark soccer"><compiler angle="degree" inertiafromgeom="true"/>'
+            f'<option timestep="{CYCLE}" integrator="Euler" cone="elliptic" '
+            f'impratio="{robot_ground[1] / robot_ground[2]:.9g}" gravity="0 0 {-GRAVITY}"/>'
+            f'<default><joint armature="0" damping="0" frictionloss="{MAX_MOTOR_TORQUE}" '
+            f'solimpfriction="{MOTOR_IMPEDANCE} {MOTOR_IMPEDANCE} 0.001" '
+            f'solimplimit="{MOTOR_IMPEDANCE} {MOTOR_IMPEDANCE} 0.001"/>'
+            f'<geom friction="{FRICTION} 0 0" condim="3"/></default>'
+            "<worldbody>" + field_mjcf(self.rules, 'condim="3"') + "".join(robots_xml) + "</worldbody>"
+            "<contact>" + "".join(excludes) + "</contact></mujoco>")
+        old, old_model = getattr(self, "data", None), getattr(self, "model", None)
         self.model = mujoco.MjModel.from_xml_string(xml)
         self.data = mujoco.MjData(self.model)
         if old is not None:
             self.data.time = old.time
             for j in range(self.model.njnt):
-                name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_JOINT, j)
-                k = mujoco.mj_name2id(old_model, mujoco.mjtObj.mjOBJ_JOINT, name)
+                k = mujoco.mj_name2id(old_model, mujoco.mjtObj.mjOBJ_JOINT, self.model.joint(j).name)
                 if k < 0:
                     continue
                 free = self.model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE
@@ -224,44 +194,74 @@ class SoccerWorld:
                 qb, vb = old_model.jnt_qposadr[k], old_model.jnt_dofadr[k]
                 self.data.qpos[qa:qa + nq] = old.qpos[qb:qb + nq]
                 self.data.qvel[va:va + nv] = old.qvel[vb:vb + nv]
-        self._index(old_model, None if old is None else old.ctrl)
+        self._index(old_model, old)
         mujoco.mj_forward(self.model, self.data)
 
-    def _index(self, old_model=None, old_ctrl=None) -> None:
-        """Addresses of every robot's joints and motors in the current model; motors that were in
-        ``old_model`` keep their target (``old_ctrl``), new ones hold their joint where it is."""
+    def _index(self, old_model, old) -> None:
+        """Addresses of every robot's joints and the per-geom contact settings of the current
+        model; motor state (commands, forces, the accelerometer's memory) carried over."""
         m = self.model
-        self._joint_qpos, self._effectors = {}, {}
+        self._joint_qpos, self._effectors, self._roots = {}, {}, {}
+        hinge_dofs = []
         for robot in self._robots.values():
             prefix = f"r{robot.rid}_"
             joints = [p.joint for p in robot.parts if p.joint is not None]
-            self._effectors[robot.rid] = {j.effector: (m.actuator(prefix + j.effector).id, j.max_speed)
-                                          for j in joints}
-            self._joint_qpos[robot.rid] = np.array(
-                [m.jnt_qposadr[m.joint(prefix + j.effector).id] for j in joints], dtype=int)
-        joint = m.actuator_trnid[:, 0]
-        self._motor_qpos = m.jnt_qposadr[joint]
-        self._motor_range = m.jnt_range[joint]
-        self._velocity = np.zeros(m.nu)
-        self.data.ctrl[:] = self.data.qpos[self._motor_qpos]
+            ids = [m.joint(prefix + j.effector).id for j in joints]
+            self._effectors[robot.rid] = {j.effector: (int(m.jnt_dofadr[i]), j.max_speed) for j, i in zip(joints, ids)}
+            self._joint_qpos[robot.rid] = m.jnt_qposadr[ids]
+            self._roots[robot.rid] = (int(m.joint(prefix + "root").qposadr[0]), int(m.joint(prefix + "root").dofadr[0]))
+            hinge_dofs += [int(m.jnt_dofadr[i]) for i in ids]
+        self._hinges = np.array(hinge_dofs, dtype=int)
+        dof_joint = m.dof_jntid[self._hinges]
+        self._hinge_qpos = m.jnt_qposadr[dof_joint]
+        self._hinge_range = m.jnt_range[dof_joint]
+        self._command = np.zeros(m.nv)                  # commanded velocity per dof, rad/s
+        self._motor = np.zeros(m.nv)                    # the velocity each motor holds (HingeEffector)
+        self._motor_force = np.zeros(m.nv)              # last step's motor torque, N m
+        self._stop_force = np.zeros(m.njnt)             # last step's torque of each joint's stop, N m
+        self._last_velocity = {}                        # rid -> torso velocity before the last step
+        self._acceleration = {}                         # rid -> the accelerometer's reading
         for robot in self._robots.values():
             for effector, velocity in robot.velocity.items():
-                self._velocity[self._effectors[robot.rid][effector][0]] = velocity
+                self._command[self._effectors[robot.rid][effector][0]] = velocity
         if old_model is not None:
-            for a in range(m.nu):
-                k = mujoco.mj_name2id(old_model, mujoco.mjtObj.mjOBJ_ACTUATOR, m.actuator(a).name)
-                if k >= 0:
-                    self.data.ctrl[a] = old_ctrl[k]
+            for robot in self._robots.values():
+                for effector, (dof, _) in self._effectors[robot.rid].items():
+                    k = mujoco.mj_name2id(old_model, mujoco.mjtObj.mjOBJ_JOINT, f"r{robot.rid}_{effector}")
+                    if k >= 0:
+                        old_dof = old_model.jnt_dofadr[k]
+                        self._motor[dof] = self._old_motor[old_dof]
+                        self._motor_force[dof] = self._old_motor_force[old_dof]
+                if robot.rid in self._old_acceleration:
+                    self._acceleration[robot.rid] = self._old_acceleration[robot.rid]
+                    self._last_velocity[robot.rid] = self._old_last_velocity[robot.rid]
         self._ball = m.joint("ball").qposadr[0], m.joint("ball").dofadr[0]
-        self._ball_geom = m.geom("ball").id
+        self._ball_body, self._ball_geom = m.body("ball").id, m.geom("ball").id
         self._bodies = {robot.rid: np.array([m.body(f"r{robot.rid}_{p.name}").id for p in robot.parts])
                         for robot in self._robots.values()}
-        self._pressure_geoms = {m.geom(f"r{robot.rid}_{p.name}").id: (robot.rid, p.pressure)
-                                for robot in self._robots.values() for p in robot.parts if p.pressure}
-        self._pressures = None
         self._owner = np.full(m.nbody, 0)                 # body -> robot number (0: none)
         for rid, bodies in self._bodies.items():
             self._owner[bodies] = rid
+        self._pressure_geoms = {m.geom(f"r{robot.rid}_{p.name}").id: (robot.rid, p.pressure)
+                                for robot in self._robots.values() for p in robot.parts if p.pressure}
+        self._pressures = None
+        # the surface kind of every geom and, from the original's CFM, its constraint softness
+        kind = np.full(m.ngeom, surfaces.KIND_OTHER)
+        kind[m.geom("ground").id] = surfaces.KIND_GROUND
+        kind[self._ball_geom] = surfaces.KIND_BALL
+        kind[self._owner[m.geom_bodyid] > 0] = surfaces.KIND_ROBOT
+        self._geom_kind = kind
+        for g in range(m.ngeom):
+            weight = m.body_invweight0[m.geom_bodyid[g], 0]
+            if weight > 0:                              # R = (1 - d)/d * weight = CFM / step
+                target = self._contacts[kind[g], surfaces.KIND_GROUND, 1] / CYCLE
+                m.geom_solimp[g, :2] = min(weight / (weight + target), MOTOR_IMPEDANCE)
+                m.geom_priority[g] = 1                  # its settings, not the ground's, make the contact
+
+    def _keep_motors(self) -> None:
+        """Remember the motors' state by dof before the model is rebuilt."""
+        self._old_motor, self._old_motor_force = self._motor.copy(), self._motor_force.copy()
+        self._old_acceleration, self._old_last_velocity = dict(self._acceleration), dict(self._last_velocity)
 
     # ----------------------------------------------------------------------------- robots
     @property
@@ -277,15 +277,15 @@ class SoccerWorld:
         """The parts of robot ``rid`` (:func:`simleague.soccer.nao.nao_parts`)."""
         return self._robots[rid].parts
 
-    def add_robot(self, robot_type: int, x: float, y: float, direction: float = 0.0) -> int:
-        """Put a standing robot of ``robot_type`` on the ground at (x, y) m facing ``direction``
-        degrees (0: along +x, counter-clockwise) and return its number. Raises ValueError for an
-        unknown type."""
+    def add_robot(self, robot_type: int, x: float, y: float, yaw: float = 0.0) -> int:
+        """Put a robot of ``robot_type`` at (x, y) m facing ``yaw`` radians (0: along +x,
+        counter-clockwise), its torso ``agent_radius`` (0.4 m) high, joints straight, and return
+        its number. Raises ValueError for an unknown type."""
         parts = nao_parts(robot_type)
         rid = self._next_rid
         self._next_rid += 1
-        self._robots[rid] = _Robot(rid, robot_type, parts, {}, (x, y, standing_height(robot_type) + 0.005),
-                                   math.radians(direction - 90.0))
+        self._robots[rid] = _Robot(rid, robot_type, parts, {}, (x, y, self.rules.agent_radius), yaw)
+        self._keep_motors()
         self._build()
         return rid
 
@@ -293,27 +293,40 @@ class SoccerWorld:
         """Take robot ``rid`` off the field; the others keep their state. Raises KeyError when it
         is not in the world."""
         del self._robots[rid]
+        self._keep_motors()
         self._build()
 
     def set_joint_velocity(self, rid: int, effector: str, velocity: float) -> None:
         """Drive joint ``effector`` (``he1``, ``lle4``, ...) of robot ``rid`` at ``velocity`` rad/s
         from now on, clamped to the joint's top speed as the original (hingejoint.rsg
         ``setJointMaxSpeed1``). Raises KeyError for a joint the robot lacks."""
-        motor, top = self._effectors[rid][effector]
+        dof, top = self._effectors[rid][effector]
         velocity = max(-top, min(top, float(velocity)))
         self._robots[rid].velocity[effector] = velocity
-        self._velocity[motor] = velocity
+        self._command[dof] = velocity
 
-    def place_robot(self, rid: int, x: float, y: float, direction: float, z: float | None = None) -> None:
-        """Put robot ``rid`` standing upright at (x, y) m facing ``direction`` degrees (0: +x), at
-        rest, its joints where they are (a beam or the trainer's ``agent pos``/``move``)."""
-        adr = self.model.joint(f"r{rid}_root").qposadr[0]
-        dof = self.model.joint(f"r{rid}_root").dofadr[0]
-        height = standing_height(self._robots[rid].robot_type) + 0.005 if z is None else z
-        yaw = math.radians(direction - 90.0)
-        self.data.qpos[adr:adr + 7] = (x, y, height, math.cos(yaw / 2), 0, 0, math.sin(yaw / 2))
+    def place_robot(self, rid: int, x: float, y: float, yaw: float, z: float | None = None) -> None:
+        """Move robot ``rid`` as a whole, at rest, so that its torso is upright at (x, y, z) m
+        facing ``yaw`` radians (0: +x); its joints keep their angles. ``z`` defaults to
+        ``agent_radius`` (0.4 m), where the original's beam puts the torso (beameffector)."""
+        adr, dof = self._roots[rid]
+        turn = yaw - math.pi / 2
+        height = self.rules.agent_radius if z is None else z
+        self.data.qpos[adr:adr + 7] = (x, y, height, math.cos(turn / 2), 0, 0, math.sin(turn / 2))
         self.data.qvel[dof:dof + 6] = 0
-        mujoco.mj_forward(self.model, self.data)
+        self.data.qvel[[hinge for hinge, _ in self._effectors[rid].values()]] = 0
+        mujoco.mj_kinematics(self.model, self.data)
+        self._pressures = None
+
+    def translate_robot(self, rid: int, x: float, y: float, z: float) -> None:
+        """Move robot ``rid`` as a whole, at rest, so that its torso is at (x, y, z) m, keeping its
+        orientation and joint angles (the original trainer's ``(agent (pos ..))``,
+        SoccerBase::MoveAgent)."""
+        adr, dof = self._roots[rid]
+        self.data.qpos[adr:adr + 3] = (x, y, z)
+        self.data.qvel[dof:dof + 6] = 0
+        self.data.qvel[[hinge for hinge, _ in self._effectors[rid].values()]] = 0
+        mujoco.mj_kinematics(self.model, self.data)
         self._pressures = None
 
     # ----------------------------------------------------------------------------- ball
@@ -330,7 +343,7 @@ class SoccerWorld:
         self.data.qpos[q + 3:q + 7] = (1, 0, 0, 0)
         self.data.qvel[v:v + 3] = velocity
         self.data.qvel[v + 3:v + 6] = 0
-        mujoco.mj_forward(self.model, self.data)
+        mujoco.mj_kinematics(self.model, self.data)
         self._pressures = None
 
     # ----------------------------------------------------------------------------- stepping
@@ -340,20 +353,106 @@ class SoccerWorld:
         return self.cycle * CYCLE
 
     def step(self) -> None:
-        """Advance one cycle (0.02 s) with the joint velocities last set.
-
-        Each motor's target angle moves by its velocity times the cycle, stays within the joint's
-        range and at most ``MOTOR_LEAD`` from the joint, and a stiff servo follows it with at most
-        10 N m: a joint moves at the commanded speed unless something stops it, as the original's
-        ODE velocity motors."""
-        d = self.data
-        angle = d.qpos[self._motor_qpos]
-        target = d.ctrl + self._velocity * CYCLE
-        target = np.clip(target, angle - MOTOR_LEAD, angle + MOTOR_LEAD)
-        d.ctrl[:] = np.clip(target, self._motor_range[:, 0], self._motor_range[:, 1])
-        mujoco.mj_step(self.model, d, nstep=self.substeps)
+        """Advance one cycle (0.02 s) with the joint velocities last set, as the original's ODE
+        step (module docstring)."""
+        m, d = self.model, self.data
+        self._sense_acceleration()
+        self._drag_ball()
+        mujoco.mj_step1(m, d)
+        self._drive_motors()
+        self._shape_contacts()
+        self._shape_limits()
+        mujoco.mj_step2(m, d)
+        kind = d.efc_type[:d.nefc]
+        rows = np.flatnonzero(kind == _FRICTION_DOF)
+        self._motor_force[:] = 0
+        self._motor_force[d.efc_id[rows]] = d.efc_force[rows]
+        rows = np.flatnonzero(kind == _LIMIT)
+        self._stop_force[:] = 0
+        self._stop_force[d.efc_id[rows]] = d.efc_force[rows]
+        d.qfrc_applied[:] = 0
+        mujoco.mj_kinematics(m, d)                  # poses at the end of the step, as ODE's
         self.cycle += 1
         self._pressures = None
+
+    def _sense_acceleration(self) -> None:
+        """The accelerometer before this step: the torso's velocity change over the step before,
+        minus gravity, in the torso's frame (spark's Accelerometer, in PrePhysicsUpdate)."""
+        for rid, (_, dof) in self._roots.items():
+            velocity = self.data.qvel[dof:dof + 3].copy()
+            last = self._last_velocity.get(rid, velocity)
+            rotation = self.data.xmat[self._bodies[rid][0]].reshape(3, 3)
+            self._acceleration[rid] = rotation.T @ ((velocity - last) / CYCLE + (0.0, 0.0, GRAVITY))
+            self._last_velocity[rid] = velocity
+
+    def _drag_ball(self) -> None:
+        linear, angular = BALL_DRAG
+        _, v = self._ball
+        rotation = self.data.xmat[self._ball_body].reshape(3, 3)
+        self.data.xfrc_applied[self._ball_body, :3] = -linear * self.data.qvel[v:v + 3]
+        self.data.xfrc_applied[self._ball_body, 3:] = -angular * (rotation @ self.data.qvel[v + 3:v + 6])
+
+    def _drive_motors(self) -> None:
+        """Aim each hinge's motor row at its velocity (module docstring, "Motors")."""
+        d = self.data
+        angle = d.qpos[self._hinge_qpos]
+        low, high = self._hinge_range[:, 0], self._hinge_range[:, 1]
+        inside = (angle > low) & (angle < high)
+        self._motor[self._hinges[inside]] = self._command[self._hinges[inside]]
+        rows = np.flatnonzero(d.efc_type[:d.nefc] == _FRICTION_DOF)
+        dofs = d.efc_id[rows]
+        d.efc_aref[rows] = (self._motor[dofs] - d.efc_vel[rows]) / CYCLE + d.efc_R[rows] * self._motor_force[dofs]
+        # at a stop: no motor row, but the motor's full torque in its velocity's direction
+        at_stop = ~inside
+        if at_stop.any():
+            dofs_at = self._hinges[at_stop]
+            velocity = self._motor[dofs_at]
+            at_high = angle[at_stop] >= high[at_stop]
+            push = np.where((velocity > 0) | ((velocity == 0) & at_high), MAX_MOTOR_TORQUE, -MAX_MOTOR_TORQUE)
+            away = (~at_high & (velocity > 0)) | (at_high & (velocity < 0))
+            d.qfrc_applied[dofs_at] = np.where(away, push * FUDGE, push)
+            limited = np.isin(dofs, dofs_at)
+            d.efc_frictionloss[rows[limited]] = 0.0
+            if d.nisland > 0:
+                d.iefc_frictionloss[d.map_efc2iefc[rows[limited]]] = 0.0
+
+    def _shape_contacts(self) -> None:
+        """Aim each contact at the original's correction (module docstring, "Contacts")."""
+        d = self.data
+        if d.ncon == 0:
+            return
+        contact = d.contact
+        address = contact.efc_address[:d.ncon]
+        active = address >= 0
+        if not active.any():
+            return
+        rows = address[active]
+        pair = self._geom_kind[contact.geom[:d.ncon][active]]
+        erp, _, _, restitution, bounce_speed = self._contacts[pair[:, 0], pair[:, 1]].T
+        velocity = d.efc_vel[rows]
+        depth = -d.efc_pos[rows]
+        correction = erp * np.maximum(depth - surfaces.SURFACE_LAYER, 0.0) / CYCLE
+        bounce = (restitution > 0) & (-velocity > bounce_speed)
+        correction = np.where(bounce, np.maximum(correction, -restitution * velocity), correction)
+        d.efc_aref[rows] = (correction - velocity) / CYCLE
+        for k in (1, 2):                            # the two friction directions: stick
+            d.efc_aref[rows + k] = -d.efc_vel[rows + k] / CYCLE
+
+    def _shape_limits(self) -> None:
+        """Aim each joint limit row at ODE's stop (module docstring, "Joint limits"): a joint
+        beyond its limit is brought back, one inside it may come up to ``STOP_INSIDE`` from it; the
+        rows' softness made up as the motors' is (ODE's stops are all but rigid: CFM 1e-8)."""
+        d = self.data
+        rows = np.flatnonzero(d.efc_type[:d.nefc] == _LIMIT)
+        if len(rows) == 0:
+            return
+        velocity = d.efc_vel[rows]                  # positive: back into the range
+        gap = d.efc_pos[rows]                       # positive: inside the range by so much
+        correction = STOP_ERP * np.maximum(-gap, 0.0) / CYCLE
+        correction = np.where(velocity < 0, np.maximum(correction, -STOP_BOUNCE * velocity), correction)
+        correction = np.where(gap > 0, -(gap - STOP_INSIDE) / CYCLE, correction)
+        held = np.where(gap > 0, 0.0, self._stop_force[d.efc_id[rows]])
+        d.efc_aref[rows] = (correction - velocity) / CYCLE + d.efc_R[rows] * held
 
     # ----------------------------------------------------------------------------- observing
     def joint_angles(self, rid: int) -> np.ndarray:
@@ -361,13 +460,14 @@ class SoccerWorld:
         return np.degrees(self.data.qpos[self._joint_qpos[rid]])
 
     def gyro(self, rid: int) -> np.ndarray:
-        """The torso's angular velocity in its own frame, deg/s, shape (3,)."""
-        return np.degrees(self.data.sensor(f"r{rid}_gyro").data)
+        """The torso's angular velocity in its own frame at the end of the step, deg/s, shape (3,)."""
+        _, dof = self._roots[rid]
+        return np.degrees(self.data.qvel[dof + 3:dof + 6])
 
     def accelerometer(self, rid: int) -> np.ndarray:
-        """The torso's proper acceleration in its own frame, m/s^2 (about (0, 0, 9.81) when
-        upright at rest), shape (3,)."""
-        return self.data.sensor(f"r{rid}_acc").data.copy()
+        """The torso's proper acceleration in its own frame, m/s^2, shape (3,): (0, 0, 9.81) when
+        upright at rest; the step before the last one's, as the original's (module docstring)."""
+        return self._acceleration.get(rid, np.array([0.0, 0.0, 0.0])).copy()
 
     def pose(self, rid: int, part: str) -> tuple[np.ndarray, np.ndarray]:
         """Position (m, shape (3,)) and rotation matrix (shape (3, 3)) of a part in the world."""
@@ -379,6 +479,11 @@ class SoccerWorld:
         robot ``rid``, in part order."""
         bodies = self._bodies[rid]
         return self.data.xpos[bodies].copy(), self.data.xmat[bodies].reshape(-1, 3, 3).copy()
+
+    def heading(self, rid: int) -> float:
+        """The direction robot ``rid``'s torso faces, radians (0: +x, counter-clockwise)."""
+        rotation = self.data.xmat[self._bodies[rid][0]].reshape(3, 3)
+        return math.atan2(rotation[1, 1], rotation[0, 1])
 
     def ball_touchers(self) -> set[int]:
         """The robots touching the ball now."""

@@ -1,0 +1,202 @@
+"""``simleague ciberrato``: serve, run a trial, the sample agent, plots and replays of trial logs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from ..cli_common import PORT, WebHostOpt, WebOpt, check_mode, err, fail, start_viewer
+
+app = typer.Typer(help="The CiberRato maze competition (2008 rules, original UDP/XML protocol).",
+                  no_args_is_help=True)
+
+
+LabOpt = typer.Option(None, "--lab", help="Lab file (default: the bundled default lab).")
+GridOpt = typer.Option(None, "--grid", help="Grid file (default: the bundled grid).")
+ParamsOpt = typer.Option(None, "--params", help="Parameters file, e.g. an rmi *-config.xml (default: 2008 rules).")
+
+
+def _scenario(lab, grid, params):
+    from .scenario import ScenarioError, load_scenario
+    try:
+        return load_scenario(lab, grid, params)
+    except ScenarioError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: Optional[Path] = ParamsOpt,
+          host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 for a contest network)."),
+          port: int = typer.Option(6000, **PORT, help="UDP registration port."),
+          mode: str = typer.Option("realtime", help="Clock: realtime, lockstep or fast."),
+          autostart: int = typer.Option(0, min=0, help="Start when this many robots registered (0: wait for a viewer's Start)."),
+          seed: int = typer.Option(0, help="Seed of every random stream."),
+          scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
+          web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
+          verbose: bool = typer.Option(False, "--verbose", "-v")):
+    """Run the simulator for agents and viewers speaking the original protocol."""
+    from .server import Server, ServerOptions
+    from .web import LiveView
+    from .world import World
+    from ..viewer.server import ViewerOptions, WebViewer
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    check_mode(mode)
+    sc = _scenario(lab, grid, params)
+    try:
+        world = World(sc, seed=seed, scoring=scoring)
+    except ValueError as exc:
+        fail(str(exc))
+    server = Server(world, ServerOptions(host, port, mode, autostart))
+
+    async def main():
+        await server.start()
+        err.print(f"CiberRato simulator on udp://{host}:{server.port} ({mode}); lab {sc.lab.name!r}")
+        if web is None:
+            return await server.run()
+        viewer = WebViewer(ViewerOptions(web_host, web))
+        live = LiveView(server, viewer)
+        await start_viewer(viewer, web_host, web)
+        live_task = asyncio.create_task(live.run())
+        try:
+            await server.run()
+        finally:
+            live_task.cancel()
+            await viewer.close()
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+
+
+def _table(result: dict) -> Table:
+    t = Table(title=f"{result['lab']}: {result['cycles']} of {result['sim_time']} cycles "
+                    f"({result['scoring']} scoring, seed {result['seed']})")
+    for col in ("Pos", "Name", "Score", "Visiting time", "Collisions", "State"):
+        t.add_column(col)
+    for r in result["robots"]:
+        t.add_row(str(r["position"]), r["name"], str(r["score"]), str(r["visiting_time"]), str(r["collisions"]),
+                  r["state"])
+    return t
+
+
+@app.command()
+def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: Optional[Path] = ParamsOpt,
+          agents: int = typer.Option(3, help="Sample agents to start."),
+          wait_for: Optional[int] = typer.Option(None, "--wait-for", help="Robots to wait for (external agents)."),
+          mode: str = typer.Option("lockstep", help="Clock: lockstep, fast or realtime."),
+          seed: int = typer.Option(0, help="Seed of every random stream."),
+          scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
+          log: Optional[Path] = typer.Option(None, help="Write a log of every cycle (JSON lines; .gz compresses)."),
+          port: int = typer.Option(0, **PORT, help="UDP registration port (0: any free port)."),
+          as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+          web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
+          linger: float = typer.Option(-1, help="With --web: seconds the page keeps showing the end "
+                                                "(negative: until Ctrl-C).")):
+    """Run a whole trial with sample agents over UDP and print the score table."""
+    from .scoring import RULES
+    from .trial import TrialError, TrialOptions, run_trial
+
+    check_mode(mode)
+    if scoring not in RULES:
+        fail(f"--scoring {scoring!r} is not one of {', '.join(RULES)}")
+    if agents < 0:
+        fail("--agents must be 0 or more")
+    if wait_for is not None and wait_for < 0:
+        fail("--wait-for must be 0 or more")
+    sc = _scenario(lab, grid, params)
+    opts = TrialOptions(agents=agents, wait_for=wait_for, mode=mode, seed=seed, scoring=scoring, log=log, port=port,
+                        web_port=web, web_host=web_host, web_linger=linger)
+    console = Console(stderr=True)
+    live = Live(console=console, transient=True, auto_refresh=False) if console.is_terminal and not as_json else None
+
+    def progress(world):
+        if live and world.time % 10 == 0:
+            robots = "  ".join(f"{r.name}: {world.records[i].state} {world.records[i].score}"
+                               for i, r in sorted(world.robots.items()))
+            live.update(f"cycle {world.time}/{world.params.sim_time}  {robots}", refresh=True)
+
+    ended = []
+
+    def show(result):
+        ended.append(result)
+        if live:
+            live.stop()
+        if as_json:
+            typer.echo(json.dumps(result, indent=2, sort_keys=True))
+        else:
+            Console().print(_table(result))
+        if web is not None and linger:
+            err.print("the web viewer keeps showing the end" + (" (Ctrl-C to quit)" if linger < 0 else ""))
+
+    def web_ready(url):
+        err.print(f"web viewer at {url}")
+
+    try:
+        if live:
+            with live:
+                run_trial(sc, opts, progress, show, web_ready)
+        else:
+            run_trial(sc, opts, progress, show, web_ready)
+    except TrialError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        if not ended:                          # interrupted before the end (not while lingering)
+            err.print("interrupted" + (f"; the log so far is in {log}" if log else ""))
+            raise typer.Exit(130)
+
+
+@app.command()
+def agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(6000, **PORT),
+          pos: int = typer.Option(0, help="Grid position (0: first free)."),
+          name: str = typer.Option("simleague")):
+    """Run the sample agent against a simulator (ours or the original)."""
+    from .agent import main
+    raise typer.Exit(main(["--host", host, "--port", str(port), "--pos", str(pos), "--name", name]))
+
+
+@app.command()
+def plot(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato trial --log FILE)."),
+         out: Path = typer.Option(Path("trial.png"), "--out", "-o", help="Picture to write (.png, .svg, .pdf).")):
+    """Draw the lab and every robot's path from a trial log, with collisions and target visits."""
+    from .plot import PlotError, save_plot
+
+    try:
+        save_plot(log, out)
+    except PlotError as exc:
+        fail(str(exc))
+    err.print(f"wrote {out}")
+
+
+@app.command()
+def replay(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato trial --log FILE)."),
+           web: int = typer.Option(8080, "--web", **PORT, help="TCP port of the page (0: any free port)."),
+           web_host: str = WebHostOpt):
+    """Play a logged trial in the web viewer: play/pause, speed, seek, step by one cycle."""
+    from .web import ReplayError, serve_replay
+    from ..viewer.server import ViewerOptions
+
+    async def main():
+        try:
+            await serve_replay(log, ViewerOptions(web_host, web),
+                               lambda viewer: err.print(f"replay of {log} at {viewer.url} (Ctrl-C to quit)"))
+        except ReplayError as exc:
+            fail(str(exc))
+        except OSError as exc:
+            fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,86 @@
+"""What every competition's command line shares: one-line errors with exit code 2, port ranges,
+the web viewer options, serving until interrupted and soccer replays."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from .clock import MODES
+
+err = Console(stderr=True)
+PORT = {"min": 0, "max": 65535}     # every port option: out of range is a usage error (exit 2), not bind()'s traceback
+
+
+def fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def check_mode(mode: str) -> None:
+    if mode not in MODES:
+        fail(f"--mode {mode!r} is not one of {', '.join(MODES)}")
+
+
+async def start_viewer(viewer, web_host: str, web: int) -> None:
+    """Start a web viewer and say where it is; a port that cannot be bound is a one-line error."""
+    try:
+        await viewer.start()
+    except OSError as exc:
+        fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+    err.print(f"web viewer at {viewer.url}")
+
+
+async def _serve(server, banner, viewer, web_host: str, web) -> None:
+    """Start ``server`` (a SimSpark or humanoid API server), print ``banner()`` (it may name the
+    ports the server got), start ``viewer`` if any, run until stopped, then close both."""
+    await server.start()
+    err.print(banner())
+    if viewer is not None:
+        await start_viewer(viewer, web_host, web)
+    try:
+        await server.run()
+    finally:
+        await server.close()
+        if viewer is not None:
+            await viewer.close()
+
+
+def serve_until_stopped(server, banner, viewer, web_host: str, web, where: str, close=None) -> None:
+    """:func:`_serve` until the game ends or Ctrl-C; a port that cannot be bound is a one-line
+    error naming ``where``; ``close()`` (the run log's) is called whatever happens."""
+    try:
+        asyncio.run(_serve(server, banner, viewer, web_host, web))
+    except OSError as exc:
+        fail(f"cannot serve on {where}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if close is not None:
+            close()
+
+
+WebOpt = typer.Option(None, "--web", **PORT, help="Serve the web viewer on this TCP port (0: any free port).")
+WebHostOpt = typer.Option("127.0.0.1", "--web-host", help="Address the web viewer binds.")
+
+
+def soccer_replay(log: Path, web: int, web_host: str, fmt: str) -> None:
+    """Serve a soccer run log of format ``fmt`` (SimSpark's or the humanoid API's) in the web
+    viewer until interrupted; a bad log or a port that cannot be bound is a one-line error."""
+    from .simspark.web import ReplayError, serve_replay
+    from .viewer.server import ViewerOptions
+
+    def ready(viewer):
+        err.print(f"web viewer at {viewer.url}")
+
+    try:
+        asyncio.run(serve_replay(log, ViewerOptions(web_host, web, page="soccer.html"), ready, fmt))
+    except ReplayError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
