@@ -10,6 +10,8 @@ shadows and 22 ms without either (OSMesa, this machine).
 
 from __future__ import annotations
 
+import os
+
 import mujoco
 
 from .humanoids import HumanoidWorld
@@ -36,6 +38,10 @@ class Cameras:
             self._model = self.world.model
         renderer = self._renderers.get((width, height))
         if renderer is None:
+            if not os.environ.get("MUJOCO_GL") and not os.environ.get("DISPLAY"):
+                # MuJoCo's default platform (GLFW) needs a display and aborts the process without one
+                raise CameraError("cannot render camera images: no OpenGL platform; install libosmesa6 "
+                                  "(apt-get install libosmesa6) or set MUJOCO_GL=egl on a GPU")
             try:
                 renderer = mujoco.Renderer(self.world.model, height, width)
             except Exception as e:                       # the GL platform's own error types vary
