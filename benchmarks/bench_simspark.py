@@ -2,8 +2,10 @@
 time off, for 1, 11 and 22 agents that send every joint effector each cycle; the server's memory;
 the time for all agents to join.
 
-Run by hand: ``python benchmarks/bench_simspark.py [--agents 1 11 22] [--cycles 1000] [--repeat 3]``.
-The server is ``simleague simspark serve --sync --no-realtime`` in a process of its own; the agents
+Run by hand: ``python benchmarks/bench_simspark.py [--agents 1 11 22] [--cycles 1000] [--repeat 3]
+[--original PREFIX]``. The server is ``simleague simspark serve --sync --no-realtime`` in a process
+of its own (with ``--original``, rcssserver3d 0.7.3 from that install prefix too, in sync mode
+without real time, measured in the same run: see ``bench_fcp.py``); the agents
 are one asyncio client in this process (the issue allows it for 22), each answering its perceptors
 at once with all 22 joint velocities and ``(syn)``. Prints the median of ``--repeat`` runs.
 
@@ -18,9 +20,12 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import psutil
+from bench_fcp import start_original
 
 JOINTS = ["he1", "he2"] + [f"{s}ae{i}" for s in "lr" for i in range(1, 5)] + \
          [f"{s}le{i}" for s in "lr" for i in range(1, 7)]
@@ -58,11 +63,14 @@ async def agent(port: int, unum: int, team: str, joined: asyncio.Event, counts: 
     writer.close()
 
 
-async def measure(n: int, cycles: int) -> dict:
+async def measure(n: int, cycles: int, original: Path | None = None, workdir: Path | None = None) -> dict:
     agent_port, monitor_port = free_port(), free_port()
-    server = subprocess.Popen([sys.executable, "-m", "simleague", "simspark", "serve", "--sync", "--no-realtime",
-                               "--agent-port", str(agent_port), "--monitor-port", str(monitor_port)],
-                              stderr=subprocess.DEVNULL)
+    if original is not None:
+        server = start_original(original, agent_port, monitor_port, workdir)
+    else:
+        server = subprocess.Popen([sys.executable, "-m", "simleague", "simspark", "serve", "--sync", "--no-realtime",
+                                   "--agent-port", str(agent_port), "--monitor-port", str(monitor_port)],
+                                  stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):
             try:
@@ -74,10 +82,10 @@ async def measure(n: int, cycles: int) -> dict:
         joined = [asyncio.Event() for _ in range(n)]
         counts = [0]
         started = time.monotonic()
-        tasks = [asyncio.create_task(agent(agent_port, i // 2 + 1, "AB"[i % 2], joined[i], counts, stop))
-                 for i in range(n)]
-        for e in joined:
-            await e.wait()
+        tasks = []
+        for i in range(n):                          # one after the other: the original in sync mode
+            tasks.append(asyncio.create_task(agent(agent_port, i // 2 + 1, "AB"[i % 2], joined[i], counts, stop)))
+            await asyncio.wait_for(joined[i].wait(), 60)    # stalls when agents connect all at once
         join_time = time.monotonic() - started
         await asyncio.sleep(0.5)
         first, t0 = counts[0], time.monotonic()
@@ -100,13 +108,26 @@ def main():
     parser.add_argument("--agents", type=int, nargs="+", default=[1, 11, 22])
     parser.add_argument("--cycles", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--original", type=Path, help="install prefix of rcssserver3d 0.7.3, measured alongside")
     args = parser.parse_args()
-    for n in args.agents:
-        runs = [asyncio.run(measure(n, args.cycles)) for _ in range(args.repeat)]
-        med = {k: statistics.median(r[k] for r in runs) for k in ("cycles_per_s", "join_s", "rss_mb")}
-        print(f"{n:2d} agents: {med['cycles_per_s']:7.0f} cycles/s ({med['cycles_per_s'] * 0.02:.1f}x real time), "
-              f"server {med['rss_mb']:.0f} MB, joined in {med['join_s']:.2f} s   "
-              "(runs: " + ", ".join(f"{r['cycles_per_s']:.0f}" for r in runs) + ")")
+    servers = [("simleague", None)] + ([("rcssserver3d", args.original)] if args.original else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.agents:
+            medians = {}
+            for name, prefix in servers:
+                runs = []
+                for k in range(args.repeat):        # the servers take turns, so both see the same machine
+                    workdir = Path(tmp) / f"{name}-{n}-{k}"
+                    workdir.mkdir()
+                    runs.append(asyncio.run(measure(n, args.cycles, prefix, workdir)))
+                med = {key: statistics.median(r[key] for r in runs) for key in ("cycles_per_s", "join_s", "rss_mb")}
+                medians[name] = med["cycles_per_s"]
+                print(f"{name:12s} {n:2d} agents: {med['cycles_per_s']:7.0f} cycles/s "
+                      f"({med['cycles_per_s'] * 0.02:.1f}x real time), server {med['rss_mb']:.0f} MB, "
+                      f"joined in {med['join_s']:.2f} s   (runs: "
+                      + ", ".join(f"{r['cycles_per_s']:.0f}" for r in runs) + ")", flush=True)
+            if len(medians) == 2:
+                print(f"{n:2d} agents: simleague / rcssserver3d = {medians['simleague'] / medians['rcssserver3d']:.2f}")
 
 
 if __name__ == "__main__":
