@@ -95,6 +95,39 @@ def test_time_steps_warnings_and_measurements():
         assert not any(m.gyros for m in (robot.receive() for _ in range(5)))
 
 
+def _cadence(robot, time_steps: dict[str, int], messages: int) -> dict[str, list[int]]:
+    """Re-send ``time_steps`` after every message, as the league's C++ client does; the times
+    (ms) at which each sensor reported."""
+    seen: dict[str, list[int]] = {name: [] for name in time_steps}
+    for _ in range(messages):
+        robot.send(RobotClient.requests(time_steps=time_steps))
+        m = robot.receive()
+        for group in (m.gyros, m.accelerometers, m.position_sensors, m.forces, m.cameras):
+            for entry in group:
+                seen[entry.name].append(m.time)
+    return seen
+
+
+def test_time_steps_sent_again_every_step_keep_each_sensors_period():
+    steps = {"accelerometer": 8, "gyro": 16, "left_knee_sensor": 24, "left_foot_force": 32}
+    with running() as server, RobotClient(address(server, ("red", 1))) as robot:
+        seen = _cadence(robot, steps, 600)
+    for name, period in steps.items():
+        times = seen[name]
+        assert {b - a for a, b in zip(times, times[1:])} == {period}, name      # never restarted
+        expected = (600 * 8 - (times[0] - seen["accelerometer"][0])) / period
+        assert len(times) >= 0.99 * expected - 1, name
+    assert len(seen["accelerometer"]) >= 0.99 * 600                         # in 99 % of the steps
+
+
+def test_a_camera_time_step_sent_again_every_step_keeps_its_period():
+    _need_a_gl_platform()
+    with running() as server, RobotClient(address(server, ("red", 1))) as robot:
+        seen = _cadence(robot, {"camera": 32, "gyro": 8}, 120)
+    assert len(seen["camera"]) >= 120 // 4 - 2
+    assert {b - a for a, b in zip(seen["camera"], seen["camera"][1:])} == {32}
+
+
 def test_reconnecting_keeps_time_and_sensors():
     with running() as server:
         with RobotClient(address(server, ("blue", 1))) as robot:

@@ -6,7 +6,7 @@ One step is ``step_s`` s (8 ms: the API's basic step, seed 000), integrated by M
 ``substeps`` steps. Motors follow the original's (Webots) semantics, per motor:
 
 * **position**: the motor turns towards the target position at a velocity of
-  P·error + I·∫error + D·d(error)/dt (P 10, I 0, D 0 by default), at most the motor's velocity
+  P·error + I·∫error + D·d(error)/dt (the model's PID, P 10, I 0, D 0 by default), at most the motor's velocity
   (its top speed by default, lower when set); an infinite target is **velocity** control at the
   set velocity;
 * **torque** (or force): the given torque, until a position is set again;
@@ -30,7 +30,6 @@ from .rules import SoccerRules
 from .pitch import GRAVITY, ball_touchers, field_mjcf
 
 BASIC_STEP = 0.008            # s
-DEFAULT_PID = (10.0, 0.0, 0.0)
 SATURATION_ERROR = 0.05       # rad: a servo gives its most torque this far from its reference
 LEAD = 0.1                    # rad
 POSITION, VELOCITY, TORQUE = 0, 1, 2
@@ -127,7 +126,7 @@ class HumanoidWorld:
                 self._motors[(robot.rid, motor.name)] = len(rows)
                 rows.append((m.joint(name).qposadr[0], m.actuator(f"{name}:servo").id,
                              m.actuator(f"{name}:torque").id, motor.low, motor.high, motor.max_torque,
-                             motor.max_velocity))
+                             motor.max_velocity, motor.pid))
         n = len(rows)
         self._qpos = np.array([r[0] for r in rows], dtype=int)
         self._servo = np.array([r[1] for r in rows], dtype=int)
@@ -138,7 +137,7 @@ class HumanoidWorld:
         self._servo_gains = (m.actuator_gainprm[self._servo, 0].copy(), m.actuator_biasprm[self._servo, 1:3].copy())
         angle = self.data.qpos[self._qpos]
         state = {"mode": np.zeros(n, dtype=int), "target": angle.copy(), "velocity": self._max_velocity.copy(),
-                 "torque": np.zeros(n), "pid": np.tile(DEFAULT_PID, (n, 1)), "integral": np.zeros(n),
+                 "torque": np.zeros(n), "pid": np.array([r[7] for r in rows], dtype=float).reshape(n, 3), "integral": np.zeros(n),
                  "error": np.zeros(n), "reference": angle.copy()}
         if old_state is not None:                      # motors that were there keep their commands
             for motor, i in self._motors.items():

@@ -12,11 +12,19 @@ are read from the model:
   **force** sensor (N); a ``force`` sensor is a **force3d** sensor (N, its site's frame);
 * every ``camera`` is a **camera** with the camera's ``resolution`` (width x height pixels).
 
-Other sensors of the model (ground-truth positions and the like) are not offered to teams.
+Other sensors of the model (ground-truth positions and the like) are not offered to teams. A model
+may say more in its ``custom`` section (as the Webots importer, :mod:`simleague.soccer.webots`,
+writes it): numerics ``maxVelocity:<joint>`` (rad/s), ``pid:<joint>`` (P, I, D),
+``lookup:<sensor>`` (a Webots lookup table, rows of input, output, noise) and
+``resolution:<sensor>``; texts ``kind:<touch sensor>`` (bumper, force or force3d) and
+``passive:<joint>`` (a hinge without a motor); a ``jointpos`` sensor names a joint's position
+sensor. A team's ``proto`` may name a Webots PROTO file instead of a model file
+(:func:`find_model`).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +33,8 @@ import numpy as np
 
 DEFAULT_MAX_TORQUE = 10.0          # N m, for a joint without actuatorfrcrange
 DEFAULT_MAX_VELOCITY = 10.0        # rad/s, the motors' top speed (MJCF has no such attribute)
+DEFAULT_PID = (10.0, 0.0, 0.0)     # Webots' RotationalMotor.controlPID
+MAX_PROTO_SEARCH = 10_000          # files looked at for a PROTO under one models folder
 MAX_MODEL_BYTES = 16 << 20
 
 
@@ -42,19 +52,36 @@ class Motor:
     high: float
     max_torque: float
     max_velocity: float = DEFAULT_MAX_VELOCITY
+    pid: tuple[float, float, float] = DEFAULT_PID
 
 
 @dataclass(frozen=True)
 class Sensor:
     """A sensor offered to the robot's software: ``name`` on the wire, ``kind`` (position,
     accelerometer, gyro, bumper, force, force3d, camera), ``source`` (the joint, MuJoCo sensor or
-    camera it reads) and, for cameras, ``width`` x ``height`` pixels."""
+    camera it reads), for cameras ``width`` x ``height`` pixels; ``lookup`` (rows of input,
+    output, noise: Webots' lookupTable, applied by :meth:`reading`) and ``resolution``."""
 
     name: str
     kind: str
     source: str
     width: int = 0
     height: int = 0
+    lookup: tuple[tuple[float, float, float], ...] = ()
+    resolution: float = 0.0
+
+    def reading(self, values):
+        """What the sensor reports for the physical ``values`` (a float or an array): through
+        the lookup table (linear between rows, the end values beyond them, as Webots), then
+        rounded to the resolution."""
+        out = np.asarray(values, dtype=float)
+        if self.lookup:
+            table = np.array(self.lookup)
+            order = np.argsort(table[:, 0])
+            out = np.interp(out, table[order, 0], table[order, 1])
+        if self.resolution > 0:
+            out = np.round(out / self.resolution) * self.resolution
+        return out
 
 
 @dataclass(frozen=True)
@@ -84,6 +111,18 @@ class RobotModel:
             model = spec.compile()
         except ValueError as e:
             raise ModelError(f"{path}: MuJoCo cannot compile it: {e}") from None
+        numeric = {model.numeric(i).name: tuple(float(v) for v in model.numeric(i).data)
+                   for i in range(model.nnumeric)}
+        text = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_TEXT, i):
+                bytes(model.text_data[model.text_adr[i]:model.text_adr[i] + model.text_size[i] - 1]).decode()
+                for i in range(model.ntext)}
+        named = {int(model.sensor_objid[s]): model.sensor(s).name for s in range(model.nsensor)
+                 if model.sensor_type[s] == mujoco.mjtSensor.mjSENS_JOINTPOS}
+
+        def extras(name: str) -> dict:
+            rows = numeric.get(f"lookup:{name}", ())
+            return {"lookup": tuple(tuple(rows[i:i + 3]) for i in range(0, len(rows) - 2, 3)),
+                    "resolution": numeric.get(f"resolution:{name}", (0.0,))[0]}
         motors, sensors = [], []
         for j in range(model.njnt):
             if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_HINGE:
@@ -91,18 +130,26 @@ class RobotModel:
             name = model.joint(j).name
             if not name:
                 raise ModelError(f"{path}: hinge joint {j} has no name; motors are named after their joint")
-            low, high = model.jnt_range[j] if model.jnt_limited[j] else (-3.14159265, 3.14159265)
-            torque = float(model.jnt_actfrcrange[j][1]) if model.jnt_actfrclimited[j] else DEFAULT_MAX_TORQUE
-            motors.append(Motor(name, float(low), float(high), torque))
-            sensors.append(Sensor(f"{name}_sensor", "position", name))
+            if f"passive:{name}" not in text:
+                low, high = model.jnt_range[j] if model.jnt_limited[j] else (-3.14159265, 3.14159265)
+                torque = float(model.jnt_actfrcrange[j][1]) if model.jnt_actfrclimited[j] else DEFAULT_MAX_TORQUE
+                velocity = numeric.get(f"maxVelocity:{name}", (DEFAULT_MAX_VELOCITY,))[0]
+                pid = numeric.get(f"pid:{name}", DEFAULT_PID)
+                if len(pid) != 3:
+                    raise ModelError(f"{path}: custom numeric pid:{name} must have 3 values (P, I, D)")
+                motors.append(Motor(name, float(low), float(high), torque, velocity, pid))
+            if j in named or f"passive:{name}" not in text:
+                sensor_name = named.get(j, f"{name}_sensor")
+                sensors.append(Sensor(sensor_name, "position", name, **extras(sensor_name)))
         kinds = {int(mujoco.mjtSensor.mjSENS_ACCELEROMETER): "accelerometer",
                  int(mujoco.mjtSensor.mjSENS_GYRO): "gyro", int(mujoco.mjtSensor.mjSENS_FORCE): "force3d"}
         for s in range(model.nsensor):
             name, kind = model.sensor(s).name, int(model.sensor_type[s])
             if kind == int(mujoco.mjtSensor.mjSENS_TOUCH):
-                sensors.append(Sensor(name, "bumper" if "bumper" in name.lower() else "force", name))
+                default = "bumper" if "bumper" in name.lower() else "force"
+                sensors.append(Sensor(name, text.get(f"kind:{name}", default), name, **extras(name)))
             elif kind in kinds:
-                sensors.append(Sensor(name, kinds[kind], name))
+                sensors.append(Sensor(name, text.get(f"kind:{name}", kinds[kind]), name, **extras(name)))
         for c in range(model.ncam):
             width, height = (int(v) for v in model.cam_resolution[c])
             sensors.append(Sensor(model.camera(c).name, "camera", model.camera(c).name, width, height))
@@ -157,12 +204,37 @@ def _read(path: Path) -> mujoco.MjSpec:
 
 def find_model(name: str, directories: list[Path]) -> RobotModel:
     """The model ``name`` (a team's ``proto``/``robotModelName``): ``<dir>/<name>.xml`` or
-    ``<dir>/<name>/robot.xml`` in the first of ``directories`` that has it. Raises
-    :class:`ModelError`."""
+    ``<dir>/<name>/robot.xml``, else a Webots PROTO file ``<name>.proto`` anywhere under ``<dir>``
+    (imported by :func:`simleague.soccer.webots.import_proto`, once), in the first of
+    ``directories`` that has it. Raises :class:`ModelError` (a broken PROTO: its file, line and
+    node)."""
     if not name or "/" in name or "\\" in name or name.startswith("."):
         raise ModelError(f"{name!r} is not a model name")
     for directory in directories:
         for candidate in (directory / f"{name}.xml", directory / name / "robot.xml"):
             if candidate.is_file():
                 return RobotModel.load(candidate)
-    raise ModelError(f"no model {name!r} in {', '.join(str(d) for d in directories)}")
+        proto = _find_proto(directory, f"{name}.proto")
+        if proto is not None:
+            from .vrml import ProtoError
+            from .webots import import_proto
+            try:
+                return RobotModel.load(import_proto(proto))
+            except ProtoError as e:
+                raise ModelError(str(e)) from None
+    raise ModelError(f"no model {name!r} (a .xml model or a .proto file) in {', '.join(str(d) for d in directories)}")
+
+
+def _find_proto(directory: Path, filename: str) -> Path | None:
+    """The first ``filename`` under ``directory`` (sorted walk, at most MAX_PROTO_SEARCH files)."""
+    if (directory / filename).is_file():
+        return directory / filename
+    seen = 0
+    for folder, subfolders, files in os.walk(directory):
+        subfolders.sort()
+        if filename in files:
+            return Path(folder) / filename
+        seen += len(files)
+        if seen > MAX_PROTO_SEARCH:
+            break
+    return None

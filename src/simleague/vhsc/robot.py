@@ -6,8 +6,9 @@ original's warning texts, which are reproduced word for word). Pure: no sockets,
 Time steps are in ms and count basic steps of 8 ms: a sensor is off until a time step is set
 (0 turns it off again); the time step must be a multiple of 8 (16 at least for cameras); a sensor
 reports first in the step after its time step was set, then every time step, each sensor keeping
-its own phase. The state belongs to the robot, not the connection: a client that reconnects finds
-its sensors as it left them.
+its own phase; a request repeating a sensor's time step changes nothing (clients such as the
+league's C++ ``client`` re-send theirs every step). The state belongs to the robot, not the
+connection: a client that reconnects finds its sensors as it left them.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ class RobotSession:
                 self.warnings.append(f"requested rendering bandwidth is above the limit "
                                      f"({wanted / 1e6:.0f}MB/s > {self.render_limit / 1e6:.0f}MB/s)")
                 return
-        self.enabled[name] = _Enabled(ms // BASIC_STEP_MS, step)
+        current = self.enabled.get(name)
+        if current is None or current.period != ms // BASIC_STEP_MS:   # an unchanged time step keeps
+            self.enabled[name] = _Enabled(ms // BASIC_STEP_MS, step)    # the sensor's phase (as Webots)
 
     def camera_bandwidth(self, but: tuple | None = None) -> float:
         """Bytes per second of images this robot's enabled cameras ask for (leaving out camera
@@ -126,14 +129,15 @@ class RobotSession:
         for sensor in self.due(step):
             kind = sensor.kind
             if kind == "position":
-                out.position_sensors.add(name=sensor.name, value=world.position(rid, sensor.source))
+                value = float(sensor.reading(world.position(rid, sensor.source)))
+                out.position_sensors.add(name=sensor.name, value=value)
             elif kind in ("accelerometer", "gyro", "force3d"):
-                x, y, z = world.sensor(rid, sensor.source)
+                x, y, z = sensor.reading(world.sensor(rid, sensor.source))
                 group = {"accelerometer": out.accelerometers, "gyro": out.gyros, "force3d": out.force3ds}[kind]
                 entry = group.add(name=sensor.name)
                 entry.value.X, entry.value.Y, entry.value.Z = float(x), float(y), float(z)
             elif kind == "force":
-                out.forces.add(name=sensor.name, value=float(world.sensor(rid, sensor.source)[0]))
+                out.forces.add(name=sensor.name, value=float(sensor.reading(world.sensor(rid, sensor.source)[0])))
             elif kind == "bumper":
                 out.bumpers.add(name=sensor.name, value=bool(world.sensor(rid, sensor.source)[0] > 0))
             elif kind == "camera" and images is not None and sensor.name in images:
