@@ -30,7 +30,7 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import RobotModel
 from simleague.vhsc import messages as M
 from simleague.vhsc.robot import RobotSession
-from simleague.vhsc.server import VhscServer
+from simleague.vhsc.server import ServerOptions, VhscServer
 from simleague.vhsc.setup import KID_FIELD
 
 KID = RobotModel.load(Path(__file__).resolve().parents[1] / "src" / "simleague" / "soccer" / "robots" / "kid.xml")
@@ -80,8 +80,8 @@ async def measure(robots: int, steps: int, camera_ms: int = 0, realtime: bool = 
     keys = [(c, n) for c in ("red", "blue") for n in range(1, robots // 2 + 1)]
     rids = world.add_robots([(KID, (-1 if c == "red" else 1) * (0.5 + n), n - 2.5, 0.0) for c, n in keys])
     sessions = {k: RobotSession(world, rid, KID) for k, rid in zip(keys, rids)}
-    server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": {"127.0.0.1"}}, "127.0.0.1", 0, 0,
-                        realtime=realtime)
+    server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": {"127.0.0.1"}},
+                        ServerOptions(red_base=0, blue_base=0, max_real_time_factor=1.0 if realtime else 0.0))
     await server.start()
     stop, counts = asyncio.Event(), [0]
     tasks = [asyncio.create_task(client(port, camera_ms, stop, counts, latencies))

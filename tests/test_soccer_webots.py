@@ -16,7 +16,7 @@ from simleague.soccer.vrml import Node, ProtoError, load_robot
 from simleague.soccer.webots import import_proto
 from simleague.vhsc.client import RobotClient
 from simleague.vhsc.robot import RobotSession
-from simleague.vhsc.server import VhscServer
+from simleague.vhsc.server import ServerOptions, VhscServer
 from simleague.vhsc.setup import KID_FIELD
 
 PROTOS = Path(__file__).resolve().parents[2] / "shared" / "reference" / "robots" / "webots-proto"
@@ -112,8 +112,8 @@ def test_a_client_drives_every_motor_and_reads_every_sensor(robots):
     sessions = {}
     for key, name, x in ((("red", 1), "WolfgangRobocup", -2.0), (("blue", 1), "ChapeRobocup", 2.0)):
         sessions[key] = RobotSession(world, world.add_robot(robots[name], x, 0.0, 0.0), robots[name])
-    server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": {"127.0.0.1"}}, "127.0.0.1", 0, 0,
-                        realtime=False)
+    server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": {"127.0.0.1"}},
+                        ServerOptions(red_base=0, blue_base=0, max_real_time_factor=0.0))
     with in_thread(server):
         for key, session in sessions.items():
             model = session.model

@@ -66,8 +66,8 @@ def test_a_match_of_sample_players_in_local_processes(tmp_path):
     done = match("--red", red, "--blue", blue, "--fast", "--seconds", 4, "--red-base", red_base,
                  "--blue-base", blue_base)
     assert done.returncode == 0, done.stderr
-    assert re.fullmatch(r"red 0 : 0 blue \(ready, half 1\); red 2/2 connected, blue 1/1; 4\.0 s simulated in [\d.]+ s "
-                        r"\(real-time factor [\d.]+\)\n", done.stdout), done.stdout
+    assert re.fullmatch(r"Reds \(red\) 0 : 0 Blues \(blue\) \(ready, half 1\); Reds 2/2 connected, Blues 1/1; "
+                        r"4\.0 s simulated in [\d.]+ s \(real-time factor [\d.]+\)\n", done.stdout), done.stdout
     assert sorted(out.read_text().split("\n")[:2]) == [f"red 1 127.0.0.1:{red_base + 1}",
                                                       f"red 2 127.0.0.1:{red_base + 2}"]
 
@@ -115,7 +115,7 @@ def test_a_docker_launched_player_connects_with_its_environment(tmp_path, player
     # with the docker launcher every player is a container: the blue one has no dockerCmd and an
     # image without Python, so only red connects
     assert done.returncode == 0, done.stderr
-    assert "; red 1/1 connected, blue 0/1" in done.stdout, done.stdout
+    assert "; Docked 1/1 connected, Local 0/1" in done.stdout, done.stdout
     left = subprocess.run(["docker", "ps", "-aq", "--filter", "name=simleague-"], capture_output=True, text=True)
     assert left.stdout.strip() == ""                               # no container left behind
 
@@ -125,13 +125,13 @@ def test_a_match_ends_when_the_referee_ends_the_game(tmp_path):
     done = match("--red", red, "--blue", blue, "--fast", "--seconds", 100, "--ready-time", 1, "--half-time", 2,
                  "--halves", 1, "--red-base", free_base(), "--blue-base", free_base())
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("red 0 : 0 blue (game over); red 1/1 connected, blue 1/1; 8.0 s simulated"), \
+    assert done.stdout.startswith("Reds (red) 0 : 0 Blues (blue) (game over); Reds 1/1 connected, Blues 1/1; 8.0 s simulated"), \
         done.stdout
     # two halves: 1 s ready, 5 s set, 2 s play, 15 s break, again 1 + 5 + 2 s
     done = match("--red", red, "--blue", blue, "--fast", "--seconds", 100, "--ready-time", 1, "--half-time", 2,
                  "--red-base", free_base(), "--blue-base", free_base())
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("red 0 : 0 blue (game over); red 1/1 connected, blue 1/1; 31.0 s simulated"), \
+    assert done.stdout.startswith("Reds (red) 0 : 0 Blues (blue) (game over); Reds 1/1 connected, Blues 1/1; 31.0 s simulated"), \
         done.stdout
     done = match("--red", red, "--blue", blue, "--halves", 3)
     assert done.returncode == 2 and "--halves must be 1 or 2, not 3" in done.stderr

@@ -19,7 +19,7 @@ from simleague.soccer.models import RobotModel
 from simleague.vhsc import messages as M
 from simleague.vhsc.client import RobotClient
 from simleague.vhsc.robot import RobotSession
-from simleague.vhsc.server import VhscServer
+from simleague.vhsc.server import ServerOptions, VhscServer
 
 KID = RobotModel.load(Path(__file__).resolve().parents[1] / "src" / "simleague" / "soccer" / "robots" / "kid.xml")
 
@@ -32,11 +32,12 @@ def running(allowed_blue=("127.0.0.1",), **options):
     for key, x in ((("red", 1), -1.0), (("red", 2), -2.0), (("blue", 1), 1.0)):
         rid = world.add_robot(KID, x, 0.0, 0.0)
         sessions[key] = RobotSession(world, rid, KID)
-    options.setdefault("realtime", False)
-    if "referee" in options:                                # a factory of the world and sessions
-        options["referee"] = options["referee"](world, sessions)
-    server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": set(allowed_blue)}, "127.0.0.1", 0, 0,
-                        **options)
+    options.setdefault("max_real_time_factor", 0.0)
+    referee = options.pop("referee", None)
+    if referee is not None:                                 # a factory of the world and sessions
+        referee = referee(world, sessions)
+    server = VhscServer(world, sessions, {"red": {"127.0.0.1"}, "blue": set(allowed_blue)},
+                        ServerOptions(host="127.0.0.1", red_base=0, blue_base=0, **options), referee)
     with in_thread(server):
         yield server
 
@@ -50,13 +51,22 @@ def test_welcome_refused_and_one_client_per_port(caplog):
     with running(allowed_blue=("127.0.0.2",)) as server:
         with RobotClient(address(server, ("red", 1))) as robot:
             assert robot.receive().time >= 0
+            second = socket.create_connection(("127.0.0.1", server.ports[("red", 1)]), timeout=0.5)
+            with pytest.raises(socket.timeout):                    # taken: it waits, unanswered
+                second.recv(8)
+            waiting = [socket.create_connection(("127.0.0.1", server.ports[("red", 1)])) for _ in range(3)]
+            time.sleep(0.2)
             with pytest.raises(ConnectionRefusedError, match=r"Refused\\x00"):
-                RobotClient(address(server, ("red", 1)))             # taken
+                RobotClient(address(server, ("red", 1)))             # a sixth: too many waiting
+        second.settimeout(10)
+        assert second.recv(8) == b"Welcome\0"                     # the port is free: the first waiting
+        for s in (second, *waiting):
+            s.close()
         with pytest.raises(ConnectionRefusedError):
             RobotClient(address(server, ("blue", 1)))                # not allowed for blue
-    assert "refused: the robot has a client already" in caplog.text
+    assert "waits: the robot has a client" in caplog.text
+    assert "refused: the robot has a client and 4 waiting" in caplog.text
     assert "refused: address not allowed for the blue team" in caplog.text
-    assert caplog.text.count("accepted") == 1
 
 
 def test_time_steps_warnings_and_measurements():
@@ -126,6 +136,25 @@ def test_a_camera_time_step_sent_again_every_step_keeps_its_period():
         seen = _cadence(robot, {"camera": 32, "gyro": 8}, 120)
     assert len(seen["camera"]) >= 120 // 4 - 2
     assert {b - a for a, b in zip(seen["camera"], seen["camera"][1:])} == {32}
+
+
+def test_the_originals_warnings_for_camera_requests_and_a_motors_time_step():
+    requests = RobotClient.requests(time_steps={"head_yaw": 8})
+    requests.camera_qualities.add(name="camera", quality=50)
+    requests.camera_qualities.add(name="eye", quality=50)
+    requests.camera_exposures.add(name="camera", exposure=2.0)
+    requests.camera_exposures.add(name="eye", exposure=2.0)
+    with running() as server, RobotClient(address(server, ("red", 1))) as robot:
+        robot.send(requests)
+        texts = []
+        for _ in range(50):
+            texts += [x.text for x in robot.receive().messages]
+            if texts:
+                break
+    assert texts == ["CameraQuality is not yet implemented, ignored.",
+                     'Camera "eye" not found, quality command ignored.',
+                     'Camera "eye" not found, exposure command ignored.',
+                     'Device "head_yaw" is not supported, time step command, ignored.']
 
 
 def test_reconnecting_keeps_time_and_sensors():
@@ -204,7 +233,7 @@ def test_a_slow_reader_is_told_how_many_messages_were_dropped():
 
 
 def test_a_robot_over_its_share_of_the_team_quota_gets_the_originals_error():
-    with running(team_quota=100_000) as server:                      # 2 red robots: 50 kB/s each
+    with running(team_quota=0.1 * 2**20) as server:                  # 2 red robots: 0.05 MB/s each (2^20 bytes)
         with RobotClient(address(server, ("red", 1))) as robot:
             robot.send(RobotClient.requests(time_steps={s.name: 8 for s in KID.sensors if s.kind != "camera"}))
             errors, full = [], 0
@@ -245,12 +274,11 @@ def test_camera_images_and_the_rendering_quota():
         pixels = np.frombuffer(first.image, np.uint8).reshape(240, 320, 3)
         green = pixels[200:, :, 1].mean() > pixels[200:, :, 2].mean() + 20     # BGR: the grass below
         assert green and pixels[:40].mean() < 60                                 # dark sky above
-    world_limit = 320 * 240 * 3 * 1000 / 16 / 1e6                              # 14.7 MB/s at 16 ms
-    with running() as server:
-        for session in server.robots[("red", 1)].session.team:
-            session.render_limit = 20e6
+    with running() as server:                                   # the robot's share: 350 MB/s / 2 red robots
+        assert server.robots[("red", 1)].session.render_limit == 175 * 2**20
+        server.robots[("red", 2)].session.render_limit = 10 * 2**20
         with RobotClient(address(server, ("red", 1))) as robot:
-            robot.send(RobotClient.requests(time_steps={"camera": 16}))
+            robot.send(RobotClient.requests(time_steps={"camera": 16}))      # 14 MB/s (of 2^20 bytes)
             with RobotClient(address(server, ("red", 2))) as mate:
                 mate.send(RobotClient.requests(time_steps={"camera": 16}))
                 texts = []
@@ -258,8 +286,9 @@ def test_camera_images_and_the_rendering_quota():
                     texts += [x.text for x in mate.receive().messages]
                     if texts:
                         break
-    assert world_limit < 20 < 2 * world_limit
-    assert texts == ["requested rendering bandwidth is above the limit (29MB/s > 20MB/s)"]
+            first = [x.text for _ in range(20) for x in robot.receive().messages]
+    assert texts == ["requested rendering bandwidth is above the limit (14MB/s > 10MB/s)"]
+    assert first == []                                          # red 1's share is its own
 
 
 def test_a_client_flooding_requests_keeps_only_the_newest_and_slows_no_one():

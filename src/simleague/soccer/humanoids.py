@@ -72,6 +72,10 @@ class HumanoidWorld:
             '<mujoco model="humanoid soccer"><visual><quality offsamples="0"/></visual>'
             f'<option timestep="{self.step_s / self.substeps:.9g}" integrator="implicitfast" gravity="0 0 {-GRAVITY}"/>'
             f"<worldbody>{field_mjcf(self.rules)}</worldbody></mujoco>")
+        cameras = [(s.width, s.height) for r in self._robots.values() for s in r.model.sensors if s.kind == "camera"]
+        if cameras:                                    # the offscreen buffer holds the largest image
+            spec.visual.global_.offwidth = max(640, *(w for w, _ in cameras))
+            spec.visual.global_.offheight = max(480, *(h for _, h in cameras))
         for robot in self._robots.values():
             prefix = f"r{robot.rid}_"
             child = robot.model.spec()

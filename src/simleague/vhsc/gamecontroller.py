@@ -142,3 +142,30 @@ class ReturnData:
         if message >= len(RETURN_MESSAGES) or not 1 <= player <= MAX_PLAYERS:
             raise ValueError(f"RGrt with player {player} and message {message}")
         return cls(team, player, message)
+
+
+def broadcast_address(host: str) -> str:
+    """Where ``RGme`` packets go by default, as the GameController broadcasts them: the broadcast
+    address of the network interface that has ``host`` (127.255.255.255 for a loopback host; for
+    0.0.0.0 the first interface with a broadcast address; 255.255.255.255 when none is known)."""
+    import ipaddress
+    import socket
+
+    import psutil
+
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return "255.255.255.255"
+    if address.is_loopback:
+        return "127.255.255.255"
+    for addresses in psutil.net_if_addrs().values():
+        for a in addresses:
+            if a.family != socket.AF_INET or ipaddress.ip_address(a.address).is_loopback:
+                continue
+            if address.is_unspecified or a.address == host:
+                if a.broadcast:
+                    return a.broadcast
+                if a.netmask:
+                    return str(ipaddress.ip_network(f"{a.address}/{a.netmask}", strict=False).broadcast_address)
+    return "255.255.255.255"

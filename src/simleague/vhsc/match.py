@@ -9,7 +9,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..viewer.server import WebViewer
@@ -17,8 +17,8 @@ from .config import TeamConfig
 from .gamecontroller import GAME_PORT, RETURN_PORT, STATES
 from .launch import LaunchError, container_name, environment, start
 from .referee import HumanoidReferee
-from .server import VhscServer
-from .setup import build
+from .server import ServerOptions, StepReport, VhscServer
+from .setup import MARKINGS, build
 from .web import GameView
 
 log = logging.getLogger("simleague.vhsc")
@@ -36,40 +36,68 @@ class MatchReport:
     seconds: float
     score: dict[str, int]
     state: str
+    names: dict[str, str] = field(default_factory=lambda: {"red": "red", "blue": "blue"})
 
     def line(self) -> str:
         """The score, who connected and the speed, as ``simleague vhsc match`` prints them."""
         factor = self.steps * 0.008 / self.seconds if self.seconds else 0.0
-        return (f"red {self.score['red']} : {self.score['blue']} blue ({self.state}); red "
-                f"{self.connected['red']}/{self.players['red']} connected, blue "
+        red, blue = self.names["red"], self.names["blue"]
+        return (f"{red} (red) {self.score['red']} : {self.score['blue']} {blue} (blue) ({self.state}); "
+                f"{red} {self.connected['red']}/{self.players['red']} connected, {blue} "
                 f"{self.connected['blue']}/{self.players['blue']}; {self.steps * 0.008:.1f} s simulated in "
                 f"{self.seconds:.1f} s (real-time factor {factor:.2f})")
 
 
+@dataclass(frozen=True)
+class GameSetup:
+    """How the game is set up (a league game file gives all of it, :mod:`simleague.vhsc.game`):
+    the colour on the ``left``, the one that ``kick_off`` first, GameController
+    ``team_numbers``, ``overtime`` for a knockout game, the league (``kid``/``adult``), the
+    client addresses ``allowed`` per colour (default: the server's host) and robot ``ports``
+    by (colour, number) (default: the bases + N)."""
+
+    left: str = "red"
+    kick_off: str = "red"
+    team_numbers: dict = field(default_factory=lambda: {"red": 1, "blue": 2})
+    overtime: bool = False
+    league: str = "kid"
+    allowed: dict | None = None
+    ports: dict = field(default_factory=dict)
+
+
 async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image: str | None = None,
-               models: list[Path] | None = None, realtime: bool = True, seconds: float = 60.0,
+               models: list[Path] | None = None, max_real_time_factor: float = 1.0, seconds: float = 60.0,
                host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020,
-               wait: float = 30.0, game_controller: tuple[int, int] = (GAME_PORT, RETURN_PORT),
+               wait: float = 30.0, game_controller: tuple[str, int, int] = ("127.0.0.1", GAME_PORT, RETURN_PORT),
                ready_time: float = 30.0, half_time: float = 600.0, halves: int = 2,
                viewer: WebViewer | None = None, run_log: Path | None = None,
-               ready: Callable[[str], None] | None = None) -> MatchReport:
+               ready: Callable[[str], None] | None = None, setup: GameSetup = GameSetup(),
+               progress: Callable[[StepReport, HumanoidReferee], None] | None = None) -> MatchReport:
     """Play until the referee ends the game (each half: ``ready_time`` then 5 s of set, then
-    ``half_time`` of play; ``halves`` of them with a 15 s break) or ``seconds`` of simulated
-    time passed, once every player's software connected (or its process ended, or ``wait`` s
-    passed); ``RGme`` goes to UDP ``game_controller[0]`` on ``host``, ``RGrt`` is read on
-    ``game_controller[1]``. With ``viewer`` the game is shown live (``ready(url)`` is called once
-    it listens), with ``run_log`` written to that run log. Raises
-    :class:`~simleague.vhsc.launch.LaunchError`, :class:`~simleague.soccer.models.ModelError`,
-    OSError (a port taken, a log that cannot be written)."""
-    match = build(red, blue, models)
-    allowed = {"red": {host}, "blue": {host}}
-    referee = HumanoidReferee(match.world, match.sessions, match.teams, ready_time=ready_time,
-                              half_time=half_time, halves=halves)
-    server = VhscServer(match.world, match.sessions, allowed, host, red_base, blue_base, realtime,
-                        referee=referee, game_controller=(host, *game_controller))
+    ``half_time`` of play; ``halves`` of them with a 15 s break; overtime as ``setup`` says) or
+    ``seconds`` of simulated time passed, once every player's software connected (or its process
+    ended, or ``wait`` s passed); ``game_controller`` = (address, port) ``RGme`` goes to and the
+    port ``RGrt`` is read on. ``max_real_time_factor`` paces the steps (0: as fast as possible).
+    With ``viewer`` the game is shown live (``ready(url)`` is called once it listens), with
+    ``run_log`` written to that run log; ``progress(report, referee)`` is called after each step.
+    Raises :class:`~simleague.vhsc.launch.LaunchError`,
+    :class:`~simleague.soccer.models.ModelError`, OSError (a port taken, a log that cannot be
+    written)."""
+    match = build(red, blue, models, league=setup.league, left=setup.left)
+    allowed = setup.allowed or {"red": {host}, "blue": {host}}
+    referee = HumanoidReferee(match.world.rules, match.sessions, match.teams, setup.team_numbers, setup.left,
+                              setup.kick_off, ready_time=ready_time, half_time=half_time, halves=halves,
+                              overtime=setup.overtime, goal_area=MARKINGS[setup.league].goal_area)
     view = GameView(match, referee, viewer, run_log) if viewer is not None or run_log is not None else None
-    if view is not None:
-        server.on_step = view.step
+
+    def on_step(report: StepReport) -> None:
+        if view is not None:
+            view.step(report)
+        if progress is not None:
+            progress(report, referee)
+    options = ServerOptions(host, red_base, blue_base, max_real_time_factor, game_controller=game_controller[:2],
+                            return_port=game_controller[2], ports=setup.ports)
+    server = VhscServer(match.world, match.sessions, allowed, options, referee, on_step)
     await server.start()
     processes, containers = [], []
     try:
@@ -92,7 +120,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
             await asyncio.sleep(0.05)
         log.info("kick-off: %d of %d players connected", sum(r.writer is not None for r in server.robots.values()),
                  len(keys))
-        referee.start()
+        server.start_game()
         run = asyncio.create_task(server.run(steps=round(seconds / 0.008)))
         began = time.monotonic()
         await run
@@ -121,7 +149,8 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
     connected = {c: sum(r.connections > 0 for (t, _), r in server.robots.items() if t == c) for c in ("red", "blue")}
     players = {c: len(match.teams[c].players) for c in ("red", "blue")}
     state = "game over" if referee.game_over else f"{STATES[referee.state]}, half {referee.half}"
-    return MatchReport(connected, players, server.step, elapsed, dict(referee.score), state)
+    names = {colour: match.teams[colour].name for colour in ("red", "blue")}
+    return MatchReport(connected, players, server.step, elapsed, dict(referee.score), state, names)
 
 
-__all__ = ["LaunchError", "MatchReport", "play"]
+__all__ = ["GameSetup", "LaunchError", "MatchReport", "play"]

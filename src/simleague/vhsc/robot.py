@@ -22,7 +22,8 @@ from . import messages as M
 
 BASIC_STEP_MS = 8
 CAMERA_MIN_STEP_MS = 16
-RENDER_LIMIT = 350e6                         # bytes per second of images per team
+MB = 1 << 20                                 # the original counts megabytes of 2^20 bytes
+TEAM_RENDER_QUOTA = 350 * MB                 # bytes per second of images per team, shared by its robots
 
 
 @dataclass
@@ -44,14 +45,13 @@ class RobotSession:
     errors: list[str] = field(default_factory=list)
     motors_on: bool = True                   # False while penalized: motors stop
     sensors_on: bool = True                  # False after a red card: no sensor reports
-    team: list[RobotSession] = field(default_factory=list)    # the robots sharing the team's quotas
-    render_limit: float = RENDER_LIMIT       # bytes/s of camera images the team may ask for
+    render_limit: float = TEAM_RENDER_QUOTA  # bytes/s of camera images this robot may ask for
 
     def apply(self, requests, step: int) -> None:
         """Apply one ``ActuatorRequests`` in the order the original does: motor positions,
-        velocities, forces, torques, PIDs, then sensor time steps (camera quality and exposure
-        are accepted and have no effect: only raw images exist). ``step`` is the current basic
-        step."""
+        velocities, forces, torques, PIDs, camera qualities (not implemented, as in the
+        original: a warning) and exposures (accepted, no effect: only raw images exist), then
+        sensor time steps. ``step`` is the current basic step."""
         world, rid = self.world, self.rid
         motors = {m.name for m in self.model.motors}
         commands = ((requests.motor_positions, "position", lambda r: (r.position,), world.set_position),
@@ -69,13 +69,21 @@ class RobotSession:
                                          f'value, {kind} command ignored.')
                 elif self.motors_on:
                     command(rid, r.name, *values)
+        cameras = {s.name for s in self.model.sensors if s.kind == "camera"}
+        for r in requests.camera_qualities:
+            self.warnings.append("CameraQuality is not yet implemented, ignored." if r.name in cameras
+                                 else f'Camera "{r.name}" not found, quality command ignored.')
+        for r in requests.camera_exposures:
+            if r.name not in cameras:
+                self.warnings.append(f'Camera "{r.name}" not found, exposure command ignored.')
         sensors = {s.name: s for s in self.model.sensors}
         for r in requests.sensor_time_steps:
-            self._time_step(sensors.get(r.name), r.name, r.timeStep, step)
+            self._time_step(sensors.get(r.name), r.name, r.timeStep, step, r.name in motors)
 
-    def _time_step(self, sensor: Sensor | None, name: str, ms: int, step: int) -> None:
+    def _time_step(self, sensor: Sensor | None, name: str, ms: int, step: int, motor: bool) -> None:
         if sensor is None:
-            self.warnings.append(f'Device "{name}" not found, time step command, ignored.')
+            self.warnings.append(f'Device "{name}" is not supported, time step command, ignored.' if motor
+                                 else f'Device "{name}" not found, time step command, ignored.')
             return
         if ms == 0:
             self.enabled.pop(name, None)
@@ -87,24 +95,23 @@ class RobotSession:
         if ms % BASIC_STEP_MS:
             self.warnings.append(f'Time step for "{name}" should be a multiple of {BASIC_STEP_MS}, ignoring {ms} value.')
             return
-        if sensor.kind == "camera":
-            others = sum(r.camera_bandwidth(but=(self, name)) for r in (self.team or [self]))
-            wanted = others + sensor.width * sensor.height * 3 * 1000 / ms
+        if sensor.kind == "camera":                       # the robot's share of the team's quota
+            wanted = self.camera_bandwidth(but=name) + sensor.width * sensor.height * 3 * 1000 / ms
             if wanted > self.render_limit:
                 self.warnings.append(f"requested rendering bandwidth is above the limit "
-                                     f"({wanted / 1e6:.0f}MB/s > {self.render_limit / 1e6:.0f}MB/s)")
+                                     f"({round(wanted / MB)}MB/s > {round(self.render_limit / MB)}MB/s)")
                 return
         current = self.enabled.get(name)
         if current is None or current.period != ms // BASIC_STEP_MS:   # an unchanged time step keeps
             self.enabled[name] = _Enabled(ms // BASIC_STEP_MS, step)    # the sensor's phase (as Webots)
 
-    def camera_bandwidth(self, but: tuple | None = None) -> float:
+    def camera_bandwidth(self, but: str | None = None) -> float:
         """Bytes per second of images this robot's enabled cameras ask for (leaving out camera
-        ``but`` = (session, name))."""
+        ``but``)."""
         total = 0.0
         for s in self.model.sensors:
             e = self.enabled.get(s.name)
-            if s.kind == "camera" and e is not None and but != (self, s.name):
+            if s.kind == "camera" and e is not None and s.name != but:
                 total += s.width * s.height * 3 * 1000 / (e.period * BASIC_STEP_MS)
         return total
 

@@ -2,10 +2,14 @@
 default), 4-byte big-endian framed protobuf both ways (seed 000 "Protocol"; specs/vhsc.md).
 
 A client connects to its robot's port and gets ``Welcome\\0`` when its address is allowed for the
-robot's team and no other client holds the port, else ``Refused\\0`` and the connection is closed;
-every attempt is logged. Each basic step (8 ms; at least 8 ms of wall time in real time, none in
-fast mode) the server applies every complete ``ActuatorRequests`` that arrived, steps the world and
-sends each connected robot one ``SensorMeasurements``.
+robot's team, else ``Refused\\0`` and the connection is closed; while another client holds the
+port it waits, unanswered, until the port is free (as the original, which accepts one client at a
+time; at most ``MAX_WAITING`` wait, more are refused); every attempt is logged. Each basic step (8 ms) the server applies every complete
+``ActuatorRequests`` that arrived, steps the world and sends each connected robot one
+``SensorMeasurements``. Pacing (the league's ``maximum_real_time_factor``): step n ends no earlier
+than n x 8 ms / factor of wall time after the first, so a step that took longer is made up by the
+next ones (a debt of more than ``MAX_LAG`` s, a stalled machine, is forgiven); factor 0 runs as
+fast as the world steps.
 
 Unlike the original, a client that does not read never slows the simulation: a measurement that
 finds more than ``max_unsent`` bytes still waiting for the client is dropped (the newest is kept,
@@ -23,6 +27,7 @@ import logging
 import socket
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..soccer.cameras import CameraError, Cameras
@@ -30,16 +35,79 @@ from ..wire.framing import FrameDecoder, FrameError, encode
 from ..wire.limits import LogLimiter
 from . import messages as M
 from .gamecontroller import RETURN_ALIVE, ReturnData
-from .robot import BASIC_STEP_MS, RobotSession
+from .referee import Action, FieldView, PlaceBall, PlaceRobot, SwitchRobot
+from .robot import BASIC_STEP_MS, MB, TEAM_RENDER_QUOTA, RobotSession
 
 log = logging.getLogger("simleague.vhsc")
 
 WELCOME, REFUSED = b"Welcome\0", b"Refused\0"
-TEAM_QUOTA = 350e6                 # bytes per second per team
+TEAM_QUOTA = 350 * MB              # bytes per second per team (MB = 2^20 bytes, as the original)
 MAX_REQUEST_FRAME = 1 << 20        # bytes of one ActuatorRequests
 MAX_QUEUED = 16                    # requests kept per robot between two steps
 SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per robot connection
 MAX_RETURN_LINES = 10              # log lines a second about RGrt packets
+MAX_LAG = 0.5                      # s of wall time a real-time run may fall behind and make up
+MAX_WAITING = 4                    # clients waiting for a robot's port to be free
+
+
+@dataclass
+class ServerOptions:
+    """How a server runs: bind ``host``; robot N of a team listens on ``red_base`` + N or
+    ``blue_base`` + N (a base of 0: ports picked by the system); ``max_real_time_factor`` paces
+    the steps (1.0: real time; 0: as fast as possible); a client with more than ``max_unsent``
+    bytes waiting has its measurements dropped and is cut off after ``max_dropped`` in a row
+    (1250 steps = 10 s of simulated time); ``team_quota`` bytes per second per team (350 MB/s,
+    seed 000); ``game_controller`` = (address, port) the ``RGme`` packets go to (a broadcast
+    address is allowed) and ``return_port`` where ``RGrt`` packets are read; ``ports`` gives
+    robots their own port instead (the league's game file), by ("red"|"blue", number)."""
+
+    host: str = "127.0.0.1"
+    red_base: int = 10000
+    blue_base: int = 10020
+    max_real_time_factor: float = 1.0
+    max_unsent: int = 4 << 20
+    max_dropped: int = 1250
+    team_quota: float = TEAM_QUOTA
+    game_controller: tuple[str, int] | None = None
+    return_port: int = 3939
+    ports: dict[tuple[str, int], int] = field(default_factory=dict)
+
+
+@dataclass
+class StepReport:
+    """What a basic step did, for viewers, recorders and progress displays: the step count after
+    it, the world, and the real-time factor over the last second of wall time."""
+
+    steps: int
+    world: object
+    real_time_factor: float
+
+
+def field_view(world, sessions: dict[tuple[str, int], RobotSession]) -> FieldView:
+    """What the referee looks at in ``world`` (a :class:`~simleague.soccer.humanoids.HumanoidWorld`),
+    ``sessions`` mapping ("red"|"blue", number) to the robots' sessions."""
+    by_rid = {session.rid: key for key, session in sessions.items()}
+    poses, upright = {}, {}
+    for key, session in sessions.items():
+        (x, y, _), yaw = world.pose(session.rid)
+        poses[key], upright[key] = (float(x), float(y), yaw), world.upright(session.rid)
+    touching = frozenset(by_rid[rid] for rid in world.ball_touchers() if rid in by_rid)
+    return FieldView(tuple(float(v) for v in world.ball()[0]), touching, poses, upright)
+
+
+def apply_actions(world, sessions: dict[tuple[str, int], RobotSession], actions: list[Action]) -> None:
+    """Carry out the referee's decisions on ``world`` and the robots' sessions."""
+    for action in actions:
+        if isinstance(action, PlaceBall):
+            world.place_ball(action.position)
+        elif isinstance(action, PlaceRobot):
+            rid = sessions[action.player].rid
+            world.place_robot(rid, action.x, action.y, action.yaw)
+            if action.rest_joints:
+                world.rest_joints(rid)
+        elif isinstance(action, SwitchRobot):
+            session = sessions[action.player]
+            session.motors_on, session.sensors_on = action.motors, action.sensors
 
 
 @dataclass
@@ -57,6 +125,8 @@ class _Robot:
     server: asyncio.AbstractServer | None = None
     port: int = 0
     connections: int = 0            # clients accepted so far
+    waiting: int = 0                # clients waiting for the port to be free
+    free: asyncio.Event = field(default_factory=asyncio.Event)    # set when the client leaves
 
 
 class _Returns(asyncio.DatagramProtocol):
@@ -83,7 +153,9 @@ class _Returns(asyncio.DatagramProtocol):
                                             f"not an address of that team: ignored")
             return
         self.server.returns.append(packet)
-        changed, done = referee.robot_message(packet.team, packet.player, packet.message)
+        changed, done, actions = referee.robot_message(packet.team, packet.player, packet.message,
+                                                       self.server.field_view())
+        self.server.apply(actions)
         if changed:
             log.info("%s", done)
         elif packet.message != RETURN_ALIVE:
@@ -91,37 +163,34 @@ class _Returns(asyncio.DatagramProtocol):
 
 
 class VhscServer:
-    """``VhscServer(world, robots, allowed, host, red_base, blue_base, realtime, max_unsent,
-    max_dropped, team_quota, referee, game_controller)``; ``team_quota`` in bytes per second
-    (350 MB/s); with a :class:`~simleague.vhsc.referee.HumanoidReferee`, ``game_controller`` =
-    (host, 3838, 3939) sends its ``RGme`` packets there and reads ``RGrt`` packets.
-
-    ``robots`` maps (team, player) to a :class:`~simleague.vhsc.robot.RobotSession`; ``allowed``
-    maps a team to the client addresses allowed on its ports; ports ``red_base + player`` and
-    ``blue_base + player`` (0 as a base: ports picked by the system, see :attr:`ports`)."""
+    """``VhscServer(world, robots, allowed, options=ServerOptions(), referee=None,
+    on_step=None)``: ``robots`` maps (team, player) to a
+    :class:`~simleague.vhsc.robot.RobotSession`, ``allowed`` a team to the client addresses
+    allowed on its ports (see :attr:`ports` once started); with a
+    :class:`~simleague.vhsc.referee.HumanoidReferee` and ``options.game_controller`` the
+    referee's ``RGme`` packets are sent and ``RGrt`` packets read; ``on_step(report)`` is called
+    with a :class:`StepReport` after every basic step."""
 
     def __init__(self, world, robots: dict[tuple[str, int], RobotSession], allowed: dict[str, set[str]],
-                 host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020, realtime: bool = True,
-                 max_unsent: int = 4 << 20, max_dropped: int = 1250, team_quota: float = TEAM_QUOTA,
-                 referee=None, game_controller: tuple[str, int, int] | None = None):
-        self.world, self.allowed, self.host = world, allowed, host
-        self.bases = {"red": red_base, "blue": blue_base}
-        self.realtime, self.max_unsent, self.max_dropped = realtime, max_unsent, max_dropped
+                 options: ServerOptions | None = None, referee=None,
+                 on_step: Callable[[StepReport], None] | None = None):
+        self.opt = options = options or ServerOptions()
+        self.world, self.allowed, self.host = world, allowed, options.host
+        self.bases = {"red": options.red_base, "blue": options.blue_base}
         size = {team: sum(1 for t, _ in robots if t == team) for team in ("red", "blue")}
-        self.robots = {key: _Robot(session, key[0], key[1], team_quota / max(size[key[0]], 1))
+        self.robots = {key: _Robot(session, key[0], key[1], options.team_quota / max(size[key[0]], 1))
                        for key, session in robots.items()}
-        for team in ("red", "blue"):
-            mates = [session for (t, _), session in robots.items() if t == team]
-            for session in mates:
-                session.team = mates
+        self.sessions = robots
+        for (team, _), session in robots.items():     # each robot its share of the team's quota
+            session.render_limit = min(session.render_limit, TEAM_RENDER_QUOTA / max(size[team], 1))
         self.cameras = Cameras(world)
         self.referee = referee
-        self.game_controller = game_controller          # (host, RGme port, RGrt port)
         self._gc_send = self._gc_receive = None
         self._gc_packets, self._gc_sent_at = 0, -1.0
         self.returns: deque = deque(maxlen=1000)         # the last RGrt packets taken
-        self.on_step = None                              # called with the step count after each step
+        self.on_step = on_step
         self.step = 0
+        self._recent: deque = deque()                    # (wall time, step) over the last second
         self._stop = asyncio.Event()
         self._handlers: set[asyncio.Task] = set()
 
@@ -133,20 +202,31 @@ class VhscServer:
     async def start(self) -> None:
         """Listen on every robot's port (and, with a referee, send ``RGme`` and read ``RGrt``).
         Raises OSError when a port is taken."""
-        if self.referee is not None and self.game_controller is not None:
+        if self.referee is not None and self.opt.game_controller is not None:
             loop = asyncio.get_running_loop()
-            host, game_port, return_port = self.game_controller
-            self._gc_send, _ = await loop.create_datagram_endpoint(asyncio.DatagramProtocol,
-                                                                   remote_addr=(host, game_port))
+            self._gc_send, _ = await loop.create_datagram_endpoint(
+                asyncio.DatagramProtocol, remote_addr=self.opt.game_controller, allow_broadcast=True)
             self._gc_receive, _ = await loop.create_datagram_endpoint(
-                lambda: _Returns(self), local_addr=(host, return_port))
+                lambda: _Returns(self), local_addr=(self.host, self.opt.return_port))
         for robot in self.robots.values():
             base = self.bases[robot.team]
-            port = base + robot.player if base else 0
+            port = self.opt.ports.get((robot.team, robot.player), base + robot.player if base else 0)
             robot.server = await asyncio.start_server(
                 lambda r, w, robot=robot: self._connect(robot, r, w), self.host, port)
             robot.port = robot.server.sockets[0].getsockname()[1]
             log.info("%s %d on %s:%d", robot.team, robot.player, self.host, robot.port)
+
+    def field_view(self) -> FieldView:
+        """What the referee sees now."""
+        return field_view(self.world, self.sessions)
+
+    def apply(self, actions: list[Action]) -> None:
+        """Carry out the referee's decisions."""
+        apply_actions(self.world, self.sessions, actions)
+
+    def start_game(self) -> None:
+        """The referee leaves ``initial``: the robots get ``ready``."""
+        self.apply(self.referee.start(self.field_view()))
 
     def stop(self) -> None:
         """End :meth:`run` after the current step."""
@@ -154,6 +234,9 @@ class VhscServer:
 
     async def close(self) -> None:
         """Stop listening and close every connection (their reading tasks end with them)."""
+        self._stop.set()
+        for robot in self.robots.values():
+            robot.free.set()                             # clients waiting for a port give up
         self.cameras.close()
         for endpoint in (self._gc_send, self._gc_receive):
             if endpoint is not None:
@@ -188,10 +271,22 @@ class VhscServer:
             writer.close()
             return
         if robot.writer is not None:
-            log.warning("connection to %s refused: the robot has a client already", who)
-            writer.write(REFUSED)
-            writer.close()
-            return
+            if robot.waiting >= MAX_WAITING:
+                log.warning("connection to %s refused: the robot has a client and %d waiting", who, robot.waiting)
+                writer.write(REFUSED)
+                writer.close()
+                return
+            log.info("connection to %s waits: the robot has a client", who)
+            robot.waiting += 1
+            try:
+                while robot.writer is not None and not self._stop.is_set():
+                    robot.free.clear()
+                    await robot.free.wait()
+            finally:
+                robot.waiting -= 1
+            if self._stop.is_set():
+                writer.close()
+                return
         log.info("connection to %s accepted", who)
         sock = writer.get_extra_info("socket")
         if sock is not None:              # a small kernel buffer: a slow reader shows up soon, and
@@ -225,21 +320,24 @@ class VhscServer:
         finally:
             if robot.writer is writer:
                 robot.writer = None
+                robot.free.set()
                 log.info("%s left", who)
             writer.close()
 
     # ------------------------------------------------------------------------------ steps
     async def run(self, steps: int | None = None) -> None:
         """Run basic steps until stopped, ``steps`` of them, or the referee finished the game."""
+        factor = self.opt.max_real_time_factor
+        period = BASIC_STEP_MS / 1000 / factor if factor > 0 else 0.0
+        deadline = time.monotonic()
         while not self._stop.is_set() and (steps is None or self.step < steps):
-            started = time.monotonic()
             for robot in self.robots.values():
                 for requests in robot.queued:
                     robot.session.apply(requests, self.step)
                 robot.queued.clear()
             self.world.step()
             if self.referee is not None:
-                self.referee.step(BASIC_STEP_MS / 1000)
+                self.apply(self.referee.step(BASIC_STEP_MS / 1000, self.field_view()))
                 self._game_controller()
             now_ms = int(time.time() * 1000)
             for robot in self.robots.values():
@@ -247,13 +345,23 @@ class VhscServer:
                     self._send(robot, robot.session.measurements(self.step, now_ms, self._images(robot)))
             self.step += 1
             if self.on_step is not None:
-                self.on_step(self.step)
+                self.on_step(StepReport(self.step, self.world, self.real_time_factor()))
             if self.referee is not None and self.referee.game_over:
                 break                                   # the game is over
-            if self.realtime:
-                await asyncio.sleep(max(0.0, BASIC_STEP_MS / 1000 - (time.monotonic() - started)))
+            if period:
+                deadline = max(deadline + period, time.monotonic() - MAX_LAG)
+                await asyncio.sleep(max(0.0, deadline - time.monotonic()))
             else:
                 await asyncio.sleep(0)
+
+    def real_time_factor(self) -> float:
+        """Simulated over wall time across the last second (0 before two steps)."""
+        now = time.monotonic()
+        self._recent.append((now, self.step))
+        while now - self._recent[0][0] > 1.0:
+            self._recent.popleft()
+        (t0, s0), (t1, s1) = self._recent[0], self._recent[-1]
+        return (s1 - s0) * BASIC_STEP_MS / 1000 / (t1 - t0) if t1 > t0 else 0.0
 
     def _game_controller(self) -> None:
         """Send ``RGme`` once a second of simulated time and whenever the game changed."""
@@ -278,13 +386,14 @@ class VhscServer:
 
     def _send(self, robot: _Robot, message) -> None:
         waiting = robot.writer.transport.get_write_buffer_size()
-        if waiting > self.max_unsent:
+        if waiting > self.opt.max_unsent:
             robot.dropped += 1
-            if robot.dropped > self.max_dropped:
+            if robot.dropped > self.opt.max_dropped:
                 log.warning("%s %d does not read (%d messages dropped in a row); disconnected",
                             robot.team, robot.player, robot.dropped - 1)
                 robot.writer.close()
                 robot.writer = None
+                robot.free.set()
             return
         if robot.dropped:
             message.messages.add(message_type=M.WARNING_MESSAGE,
@@ -297,7 +406,7 @@ class VhscServer:
         used = sum(n for _, n in robot.sent)
         if used + len(payload) > robot.quota:
             over = M.SensorMeasurements(time=message.time, real_time=message.real_time)
-            over.messages.add(message_type=M.ERROR_MESSAGE, text=f"{robot.quota / 1e6:f} MB/s quota exceeded.")
+            over.messages.add(message_type=M.ERROR_MESSAGE, text=f"{robot.quota / MB:f} MB/s quota exceeded.")
             payload = over.SerializeToString()
         robot.sent.append((now, len(payload)))
         robot.writer.write(encode(payload))

@@ -25,7 +25,7 @@ from .gamecontroller import (
     STATES,
 )
 from .referee import HumanoidReferee
-from .setup import Match
+from .setup import MARKINGS, Match
 
 LOG_FORMAT = "vhsc"
 FRAME_EVERY = 5                       # basic steps between frames: 25 per second
@@ -59,10 +59,26 @@ def frame(match: Match, referee: HumanoidReferee, steps: int) -> dict:
             "ball": [round(float(ball[0]), 3), round(float(ball[1]), 3)], "robots": robots}
 
 
+def humanoid_scene(match: Match, mode: str) -> dict:
+    """The ``scene`` message of a humanoid game: the title and the league's field markings
+    (:data:`~simleague.vhsc.setup.MARKINGS`: goal and penalty areas, penalty mark, centre
+    circle) on the field of its rules, the colours at kick-off."""
+    message = scene(match.world.rules, mode)
+    marks = MARKINGS[match.league]
+    message["title"] = f"Humanoid virtual soccer ({match.league} size)"
+    message["field"].update(penalty_length=marks.penalty_area[0], penalty_width=marks.penalty_area[1],
+                            goal_area_length=marks.goal_area[0], goal_area_width=marks.goal_area[1],
+                            penalty_mark=marks.penalty_mark, circle=marks.circle)
+    message["colours"] = {"left": COLOURS["red"], "right": COLOURS["blue"]}
+    return message
+
+
 def log_header(match: Match, seed: int) -> dict:
-    """What a run log's header holds: the field's rules, the seed, the teams' colours at kick-off."""
+    """What a run log's header holds: the field's rules, the seed, the teams' colours at kick-off
+    and the viewer's scene (title, markings)."""
+    shown = humanoid_scene(match, "replay")
     return {"rules": asdict(match.world.rules), "seed": seed, "teams": {c: t.name for c, t in match.teams.items()},
-            "colours": {"left": COLOURS["red"], "right": COLOURS["blue"]}}
+            "colours": shown["colours"], "scene": {"title": shown["title"], "field": shown["field"]}}
 
 
 class GameView:
@@ -76,11 +92,12 @@ class GameView:
         self.match, self.referee, self.viewer = match, referee, viewer
         self.recorder = Recorder(log, LOG_FORMAT, log_header(match, seed)) if log is not None else None
         if viewer is not None:
-            viewer.publish("scene", json.dumps({**scene(match.world.rules, "live"),
-                                                "colours": {"left": COLOURS["red"], "right": COLOURS["blue"]}}))
+            viewer.publish("scene", json.dumps(humanoid_scene(match, "live")))
 
-    def step(self, steps: int) -> None:
-        """After basic step ``steps``: a frame every fifth step (25 Hz)."""
+    def step(self, report) -> None:
+        """After a basic step (a :class:`~simleague.vhsc.server.StepReport`): a frame every fifth
+        step (25 Hz)."""
+        steps = report.steps
         if steps % FRAME_EVERY:
             return
         record = frame(self.match, self.referee, steps)
