@@ -154,3 +154,12 @@ def test_a_humanoid_match_log_replays_with_the_ends_changed_at_half_time(cli, pa
         p = pixels[int(round(r["py"] - 0.75 * r["radius"])), int(round(r["px"]))]
         assert max(abs(c - w) for c, w in zip(p, rgb(colour))) < 0.08, (side, p)
     assert page.locator("#score").inner_text() == "Blues 0 : 0 Reds"
+    assert page.locator("#title").inner_text() == "Humanoid virtual soccer (kid size)"
+    scale = (robots["right"]["px"] - robots["left"]["px"]) / (robots["right"]["x"] - robots["left"]["x"])
+    cx = robots["left"]["px"] - robots["left"]["x"] * scale
+    cy = robots["left"]["py"] + robots["left"]["y"] * scale
+    for mark in (-3.0, 3.0):                                   # the penalty marks, 1.5 m from the goal lines
+        p = pixels[int(round(cy)), int(round(cx + mark * scale))]
+        assert min(p[:3]) > 0.9, (mark, p)
+    grass = pixels[int(round(cy)), int(round(cx + 2.0 * scale))]
+    assert min(grass[:3]) < 0.9                                # and not everywhere

@@ -37,7 +37,7 @@ class ReplayError(Exception):
 
 def scene(rules: SoccerRules, mode: str) -> dict:
     """The ``scene`` message of a field (see the module docstring)."""
-    return {"type": "scene", "mode": mode,
+    return {"type": "scene", "mode": mode, "title": "SimSpark soccer",
             "field": {"length": rules.field_length, "width": rules.field_width,
                       "goal_width": rules.goal_width, "goal_depth": rules.goal_depth,
                       "penalty_length": PENALTY_LENGTH, "penalty_width": PENALTY_WIDTH + rules.goal_width,
@@ -103,6 +103,10 @@ def load_replay(log: str | Path, fmt: str = LOG_FORMAT) -> tuple[dict, dict]:
     scene_message = scene(rules, "replay")
     if isinstance(header.get("colours"), dict):
         scene_message["colours"] = header["colours"]
+    shown = header.get("scene")
+    if isinstance(shown, dict) and isinstance(shown.get("field"), dict):    # a humanoid game's markings
+        scene_message["title"] = str(shown.get("title", scene_message["title"]))
+        scene_message["field"].update(shown["field"])
     return scene_message, {"type": "replay", "frames": frames}
 
 

@@ -39,6 +39,14 @@ function drawField(v) {
   for (const side of [-1, 1]) {
     const px = side * (hl - f.penalty_length);
     ctx.strokeRect(Math.min(v.x(px), v.x(side * hl)), v.y(f.penalty_width / 2), f.penalty_length * s, f.penalty_width * s);
+    if (f.goal_area_length) {                          // the humanoid league's goal area and penalty mark
+      const gx = side * (hl - f.goal_area_length);
+      ctx.strokeRect(Math.min(v.x(gx), v.x(side * hl)), v.y(f.goal_area_width / 2), f.goal_area_length * s,
+                     f.goal_area_width * s);
+      ctx.fillStyle = "#ffffff";
+      ctx.beginPath(); ctx.arc(v.x(side * (hl - f.penalty_mark)), v.y(0), Math.max(1.5, 0.05 * s), 0, 2 * Math.PI);
+      ctx.fill();
+    }
     ctx.fillStyle = side < 0 ? COLOURS.left : COLOURS.right;
     const gx = side < 0 ? v.x(-hl - f.goal_depth) : v.x(hl);
     ctx.fillRect(gx, v.y(f.goal_width / 2), f.goal_depth * s, f.goal_width * s);
@@ -115,6 +123,8 @@ function connect() {
     const m = JSON.parse(event.data);
     if (m.type === "scene") {
       state.field = m.field;
+      $("title").textContent = m.title || "Soccer";
+      document.title = `${m.title || "Soccer"} · simleague`;
       Object.assign(COLOURS, m.colours || {});
       $("player").hidden = m.mode !== "replay";
     } else if (m.type === "frame") {
