@@ -8,7 +8,7 @@ import re
 
 import pytest
 from golden import SHARED
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simleague.vhsc.config import ConfigError, load_team
@@ -155,3 +155,32 @@ def test_any_bytes_are_a_request_or_a_clear_error(data):
         parse_requests(data)
     except RequestError as e:
         assert str(e).startswith("not an ActuatorRequests message")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[" * 100_000, "nested too deeply to read"),
+    ('{"a":' * 100_000, "nested too deeply to read"),
+    ('{"name": ' + "1" * 100_000 + "}", "Exceeds the limit"),
+])
+def test_deep_nesting_and_huge_numbers_are_one_line_errors(tmp_path, text, expected):
+    path = tmp_path / "team.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=expected) as caught:
+        load_team(path)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=400) | st.text(max_size=400).map(str.encode)
+       | st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+                      lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids, max_size=4),
+                      max_leaves=30).map(lambda v: json.dumps(v).encode()))
+def test_any_bytes_as_a_team_or_game_file_give_a_config_error(tmp_path, data):
+    from simleague.vhsc.game import load_game
+    path = tmp_path / "any.json"
+    path.write_bytes(data)
+    for load in (load_team, load_game):
+        try:
+            load(path)
+        except ConfigError as e:
+            assert "\n" not in str(e)

@@ -219,7 +219,12 @@ def test_a_slow_reader_is_told_how_many_messages_were_dropped():
     with running(max_unsent=8 * 1024, max_dropped=10**6) as server:
         with RobotClient(address(server, ("red", 1))) as robot:
             robot.send(RobotClient.requests(time_steps={s.name: 8 for s in KID.sensors if s.kind != "camera"}))
-            time.sleep(1.0)                                      # reads nothing for a second
+            # reads nothing until the server dropped messages: how long the buffers take to fill
+            # depends on the machine's load (a fixed second was too short on a busy one)
+            deadline = time.monotonic() + 60
+            while server.robots[("red", 1)].dropped == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert server.robots[("red", 1)].dropped > 0
             texts, times = [], []
             for _ in range(20000):
                 m = robot.receive()
@@ -313,3 +318,45 @@ def test_a_client_flooding_requests_keeps_only_the_newest_and_slows_no_one():
                 break
         else:
             raise AssertionError("the request after the flood was lost")
+
+
+def test_a_client_reconnecting_2000_times_fills_the_log_at_most_10_lines_a_second(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.vhsc")
+    with running() as server:
+        began = time.monotonic()
+        for _ in range(2000):
+            socket.create_connection(("127.0.0.1", server.ports[("red", 1)])).close()
+        elapsed = time.monotonic() - began
+        time.sleep(1.2)
+        with RobotClient(address(server, ("red", 1))) as robot:                 # the summary comes with the next line
+            robot.receive()
+    lines = [r.getMessage() for r in caplog.records if "red 1" in r.getMessage()]
+    assert len(lines) <= 10 * (elapsed + 3) + 10
+    assert any("more problems in the last second not logged" in line for line in lines)
+
+
+def test_a_busy_port_and_an_unreachable_simulator_are_named(tmp_path):
+    import subprocess
+    import sys
+
+    from test_vhsc_match import team
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    port = busy.getsockname()[1]
+    red, blue = team(tmp_path, "Reds", 1), team(tmp_path, "Blues", 1)
+    try:
+        done = subprocess.run([sys.executable, "-m", "simleague", "vhsc", "serve", "--red", str(red), "--blue", str(blue),
+                               "--red-base", str(port - 1), "--blue-base", "0", "--gc-port", "0",
+                               "--gc-return-port", "0"], capture_output=True, text=True, timeout=120)
+    finally:
+        busy.close()
+    assert done.returncode != 0 and f"127.0.0.1:{port} (red 1)" in done.stderr and "Traceback" not in done.stderr
+    env = {k: v for k, v in os.environ.items() if k != "ROBOCUP_SIMULATOR_ADDR"}
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        nobody = free.getsockname()[1]
+    player = subprocess.run([sys.executable, "-m", "simleague", "vhsc", "player", "--address", f"127.0.0.1:{nobody}"],
+                            capture_output=True, text=True, timeout=60, env=env)
+    assert player.returncode == 1
+    assert player.stderr.strip() == f"player: cannot reach the simulator at 127.0.0.1:{nobody} (--address): Connection refused"

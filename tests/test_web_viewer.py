@@ -106,6 +106,23 @@ def test_too_many_pages_are_refused_with_a_reason():
     run(main())
 
 
+def test_static_files_are_served_and_any_other_name_is_not_found(caplog):
+    async def main():
+        viewer = WebViewer(ViewerOptions(port=0))
+        await viewer.start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                async with http.get(viewer.url + "static/viewer.css") as good:
+                    assert good.status == 200 and good.content_type == "text/css"
+                for name in ("A" * 8000 + ".js", "..%2Fserver.py", "missing.js", "viewer.css%00.js"):
+                    async with http.get(viewer.url + "static/" + name) as bad:
+                        assert bad.status == 404, name
+        finally:
+            await viewer.close()
+    run(main())
+    assert "Traceback" not in caplog.text and "Error handling request" not in caplog.text
+
+
 class _Agent:
     """A robot over real UDP, driven from the test's event loop: registers, answers every
     Measures with the given motor powers, remembers the buttons it saw last."""

@@ -12,6 +12,8 @@ import io
 import json
 from pathlib import Path
 
+from .wire.json_text import JsonTextError, parse_json
+
 FORMAT_VERSION = 1
 
 
@@ -66,9 +68,9 @@ def read_log(path: str | Path, fmt: str | None = None) -> tuple[dict, list[dict]
         with _open(path, "r") as f:
             for n, line in enumerate(f, 1):
                 try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise LogError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+                    obj = parse_json(line, f"{path}:{n}")
+                except JsonTextError as exc:
+                    raise LogError(f"{exc} (not a JSON line)") from None
                 kind = obj.get("kind") if isinstance(obj, dict) else None
                 if n == 1:
                     if kind != "header" or (fmt and obj.get("format") != fmt):

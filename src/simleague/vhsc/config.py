@@ -18,7 +18,6 @@ field frame of the team that plays on the right.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -30,6 +29,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from ..wire.json_text import JsonTextError, parse_json
 
 MAX_NAME = 12
 TEAM_SIZES = {"kid": 4, "adult": 2}           # players a team may field per league
@@ -138,9 +139,9 @@ def load_team(path: str | Path, league: str = "kid") -> tuple[TeamConfig, list[s
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}: line {e.lineno}, column {e.colno}: not valid JSON: {e.msg}") from None
+        data = parse_json(text, str(path))
+    except JsonTextError as e:
+        raise ConfigError(str(e)) from None
     return parse_team(data, str(path), league)
 
 

@@ -19,12 +19,12 @@ log). The referee's other fields (``host``, ``press_a_key_to_terminate``, ``use_
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..wire.json_text import JsonTextError, parse_json
 from .config import MAX_FILE_BYTES, ConfigError, TeamConfig, _explain, load_team
 
 MAX_HOSTS = 64
@@ -110,13 +110,13 @@ def load_game(path: str | Path) -> Game:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise ConfigError(f"{path}: {path.stat().st_size} bytes; a game file is at most {MAX_FILE_BYTES}")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"), str(path))
+    except JsonTextError as e:
+        raise ConfigError(str(e)) from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot read it: {e.strerror}") from None
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}: line {e.lineno}, column {e.colno}: not valid JSON: {e.msg}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: (top): a JSON object expected")
     try:

@@ -19,6 +19,7 @@ from .client import RobotClient
 JOINTS = ["head_yaw", "head_pitch"] + [f"{side}_{joint}" for side in ("left", "right") for joint in (
     "shoulder_pitch", "shoulder_roll", "elbow", "hip_yaw", "hip_roll", "hip_pitch", "knee",
     "ankle_pitch", "ankle_roll")]
+DEFAULT_ADDRESS = "127.0.0.1:10001"
 HEAD_SWING = 1.0           # rad
 HEAD_PERIOD = 4.0          # s
 
@@ -54,11 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--address", default=None, help="host:port (default: ROBOCUP_SIMULATOR_ADDR)")
     args = parser.parse_args(argv)
-    who = f"{os.environ.get('ROBOCUP_TEAM_COLOR', '?')} {os.environ.get('ROBOCUP_ROBOT_ID', '?')}"
+    environment = os.environ.get("ROBOCUP_SIMULATOR_ADDR")
+    address = args.address or environment or DEFAULT_ADDRESS
+    source = ("--address" if args.address else "ROBOCUP_SIMULATOR_ADDR" if environment
+              else "the default: ROBOCUP_SIMULATOR_ADDR is not set")
     try:
-        run(args.address)
-    except (OSError, ValueError) as e:
-        print(f"player {who}: {e}", file=sys.stderr)
+        run(address)
+    except ValueError as e:
+        print(f"player: {e} ({source})", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"player: cannot reach the simulator at {address} ({source}): {e.strerror or e}", file=sys.stderr)
         return 1
     return 0
 

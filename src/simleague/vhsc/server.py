@@ -48,6 +48,7 @@ SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per robot conne
 MAX_RETURN_LINES = 10              # log lines a second about RGrt packets
 MAX_LAG = 0.5                      # s of wall time a real-time run may fall behind and make up
 MAX_WAITING = 4                    # clients waiting for a robot's port to be free
+MAX_CLIENT_LINES = 10              # log lines a second about one robot port's clients
 
 
 @dataclass
@@ -126,6 +127,7 @@ class _Robot:
     port: int = 0
     connections: int = 0            # clients accepted so far
     waiting: int = 0                # clients waiting for the port to be free
+    lines: LogLimiter | None = None  # what is logged about the port's clients, at most 10 lines a second
     free: asyncio.Event = field(default_factory=asyncio.Event)    # set when the client leaves
 
 
@@ -211,8 +213,12 @@ class VhscServer:
         for robot in self.robots.values():
             base = self.bases[robot.team]
             port = self.opt.ports.get((robot.team, robot.player), base + robot.player if base else 0)
-            robot.server = await asyncio.start_server(
-                lambda r, w, robot=robot: self._connect(robot, r, w), self.host, port)
+            robot.lines = LogLimiter(log, f"{robot.team} {robot.player}'s port", MAX_CLIENT_LINES)
+            try:
+                robot.server = await asyncio.start_server(
+                    lambda r, w, robot=robot: self._connect(robot, r, w), self.host, port)
+            except OSError as e:
+                raise OSError(e.errno, f"{self.host}:{port} ({robot.team} {robot.player}): {e.strerror}") from None
             robot.port = robot.server.sockets[0].getsockname()[1]
             log.info("%s %d on %s:%d", robot.team, robot.player, self.host, robot.port)
 
@@ -266,17 +272,18 @@ class VhscServer:
         address = writer.get_extra_info("peername")[0]
         who = f"{robot.team} {robot.player} from {address}"
         if address not in self.allowed.get(robot.team, set()):
-            log.warning("connection to %s refused: address not allowed for the %s team", who, robot.team)
+            robot.lines.log(logging.WARNING, f"connection to {who} refused: address not allowed for the {robot.team} team")
             writer.write(REFUSED)
             writer.close()
             return
         if robot.writer is not None:
             if robot.waiting >= MAX_WAITING:
-                log.warning("connection to %s refused: the robot has a client and %d waiting", who, robot.waiting)
+                robot.lines.log(logging.WARNING,
+                                f"connection to {who} refused: the robot has a client and {robot.waiting} waiting")
                 writer.write(REFUSED)
                 writer.close()
                 return
-            log.info("connection to %s waits: the robot has a client", who)
+            robot.lines.log(logging.INFO, f"connection to {who} waits: the robot has a client")
             robot.waiting += 1
             try:
                 while robot.writer is not None and not self._stop.is_set():
@@ -287,7 +294,7 @@ class VhscServer:
             if self._stop.is_set():
                 writer.close()
                 return
-        log.info("connection to %s accepted", who)
+        robot.lines.log(logging.INFO, f"connection to {who} accepted")
         sock = writer.get_extra_info("socket")
         if sock is not None:              # a small kernel buffer: a slow reader shows up soon, and
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)   # never gets stale data
@@ -311,17 +318,17 @@ class VhscServer:
                 if decoder.error is not None:
                     raise decoder.error
         except FrameError as e:
-            log.warning("%s: %s; disconnected", who, e)
+            robot.lines.log(logging.WARNING, f"{who}: {e}; disconnected")
             message = M.SensorMeasurements(time=self.step * BASIC_STEP_MS, real_time=int(time.time() * 1000))
             message.messages.add(message_type=M.ERROR_MESSAGE, text=f"{e}; disconnected")
             writer.write(encode(message.SerializeToString()))
         except (ConnectionError, OSError) as e:
-            log.info("%s: %s", who, e)
+            robot.lines.log(logging.INFO, f"{who}: {e}")
         finally:
             if robot.writer is writer:
                 robot.writer = None
                 robot.free.set()
-                log.info("%s left", who)
+                robot.lines.log(logging.INFO, f"{who} left")
             writer.close()
 
     # ------------------------------------------------------------------------------ steps

@@ -18,6 +18,7 @@ on that page only.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -71,6 +72,12 @@ class _Page:
             return False
         self.tokens -= 1.0
         return True
+
+
+@functools.cache
+def _static_files() -> frozenset[str]:
+    """The names of the page's files (the package's static folder, read once)."""
+    return frozenset(p.name for p in STATIC.iterdir() if p.is_file())
 
 
 class WebViewer:
@@ -137,10 +144,9 @@ class WebViewer:
         name = request.match_info["name"]
         kinds = {".js": "text/javascript", ".css": "text/css"}
         suffix = name[name.rfind("."):] if "." in name else ""
-        item = STATIC / name
-        if "/" in name or suffix not in kinds or not item.is_file():
+        if name not in _static_files() or suffix not in kinds:    # the name never reaches the file system
             raise web.HTTPNotFound()
-        return web.Response(body=item.read_bytes(), content_type=kinds[suffix])
+        return web.Response(body=(STATIC / name).read_bytes(), content_type=kinds[suffix])
 
     async def _no_icon(self, request: web.Request) -> web.StreamResponse:
         return web.Response(status=204)
