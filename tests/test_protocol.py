@@ -44,12 +44,13 @@ def test_action_round_trip_and_last_value_wins():
 class Harness:
     """A server in a background event loop thread on an ephemeral port, for socket tests."""
 
-    def __init__(self, mode="realtime", params=None, autostart=0):
+    def __init__(self, mode="realtime", params=None, autostart=0, lockstep_timeout=2.0):
         import threading
         sc = load_scenario()
         if params:
             sc = type(sc)(sc.lab, sc.grid, params)
-        self.server = Server(World(sc, seed=1), ServerOptions(port=0, mode=mode, autostart=autostart))
+        self.server = Server(World(sc, seed=1), ServerOptions(port=0, mode=mode, autostart=autostart,
+                                                              lockstep_timeout=lockstep_timeout))
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()
 
@@ -315,5 +316,80 @@ def test_the_original_c_and_java_client_libraries_byte_for_byte():
         c.sendto(b'<Actions LeftMotor="0.0" RightMotor="0.0" EndLed="On"/>\n\0', ca)
         st = _read_until(viewer, lambda d: d.startswith(b'<Robot Name="cclient"') and _status(d)["State"] == "Finished")
         assert st is not None
+    finally:
+        h.close()
+
+
+def test_viewers_that_went_away_free_their_places():
+    h = Harness()
+    try:
+        robot = sock()
+        register(robot, h.port, b'<Robot Name="r" Id="1"/>')    # so that statuses go to the viewers
+        for _ in range(32):                                     # 32 viewers that close their sockets
+            v = sock()
+            register(v, h.port, b"<View/>\0")
+            v.close()
+        time.sleep(0.5)                                         # statuses go out, ICMP says the ports are closed
+        assert len(h.server.viewers) == 0
+        late = sock()
+        data, _ = register(late, h.port, b"<View/>\0")
+        assert data.startswith(b'<Reply Status="Ok">')
+    finally:
+        h.close()
+
+
+def test_a_full_house_of_silent_viewers_makes_room_for_a_new_one():
+    h = Harness()
+    try:
+        kept = []
+        for _ in range(32):                                     # alive, but never say anything
+            v = sock()
+            register(v, h.port, b"<View/>\0")
+            kept.append(v)
+        late = sock()
+        data, _ = register(late, h.port, b"<View/>\0")
+        assert data.startswith(b'<Reply Status="Ok">') and len(h.server.viewers) == 32
+    finally:
+        h.close()
+
+
+def test_registrations_without_a_name_or_id_are_refused_and_a_flood_is_logged_in_bounds(caplog):
+    import logging
+    caplog.set_level(logging.INFO, logger="simleague.ciberrato.server")
+    h = Harness()
+    try:
+        s = sock()
+        for text in (b'<Robot Id="2" Removed="Yes"/>', b'<Robot Name="r"/>', b'<Robot Name="" Id="1"/>'):
+            assert register(s, h.port, text)[0] == M.REFUSED.encode() + b"\0"
+        began = time.monotonic()
+        flood = sock()
+        for _ in range(5000):
+            flood.sendto(b"<Robot/>", ("127.0.0.1", h.port))
+        time.sleep(1.5)
+        elapsed = time.monotonic() - began
+        assert not h.server.robots
+    finally:
+        h.close()
+    refusals = [r for r in caplog.records if "refused" in r.getMessage()]
+    assert len(refusals) <= 10 * (elapsed + 2)
+    assert any("not logged" in r.getMessage() for r in caplog.records)
+
+
+def test_a_robot_that_stops_answering_in_lockstep_is_no_longer_waited_for():
+    h = Harness(mode="lockstep", autostart=2, lockstep_timeout=0.3)
+    try:
+        good, silent = sock(), sock()
+        _, gaddr = register(good, h.port, b'<Robot Name="good" Id="1"/>')
+        register(silent, h.port, b'<Robot Name="silent" Id="2"/>')
+        for _ in range(3):                                      # both answer the waiting keep-alives
+            good.sendto(b"<Actions/>", gaddr)
+        began, times = time.monotonic(), []
+        while time.monotonic() - began < 30 and (not times or times[-1] < 60):
+            m = M.parse_measures(good.recvfrom(4096)[0])
+            times.append(m.time)
+            good.sendto(b'<Actions LeftMotor="0.1" RightMotor="0.1"/>', gaddr)
+        assert times[-1] >= 60                                  # 10 cycles of 0.3 s, then at the good one's pace
+        assert time.monotonic() - began < 0.3 * 10 + 5
+        assert h.server.robots[2].missed >= 10
     finally:
         h.close()

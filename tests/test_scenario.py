@@ -138,3 +138,28 @@ def test_a_scenario_error_survives_pickling_as_a_process_pool_returns_it():
     back = pickle.loads(pickle.dumps(exc.value))
     assert type(back) is ScenarioError
     assert (back.file, back.line, back.problem, str(back)) == (exc.value.file, 1, exc.value.problem, str(exc.value))
+
+
+def test_a_corner_written_twice_is_one_corner_and_the_lab_runs():
+    from simleague.ciberrato.scenario import load_scenario
+    from simleague.ciberrato.world import World
+    lab_xml = b"""<Lab Name="dup" Height="14" Width="28"><Beacon X="25" Y="7" Height="4"/><Target X="25" Y="7"/>
+      <Wall Height="5"><Corner X="10" Y="3"/><Corner X="12" Y="3"/><Corner X="12" Y="3"/><Corner X="12" Y="9"/>
+      <Corner X="10" Y="9"/><Corner X="10" Y="3"/></Wall></Lab>"""
+    lab = load_lab(lab_xml)
+    assert lab.walls[0].corners == ((10.0, 3.0), (12.0, 3.0), (12.0, 9.0), (10.0, 9.0))
+    sc = load_scenario()
+    world = World(type(sc)(lab, sc.grid, sc.params), seed=1)      # the return-path graph is built
+    assert world.lab is lab
+
+
+def test_a_nul_byte_is_a_one_line_error_and_misspellings_are_warned_with_their_line(caplog):
+    with pytest.raises(ScenarioError) as caught:
+        load_lab(b'<Lab Name="x" Height="14" Width="28">\0<Beacon X="1" Y="1"/></Lab>')
+    assert "\n" not in str(caught.value) and "line 1" not in str(caught.value).split(":", 2)[0]
+    lab = load_lab(b'<Lab Name="x" Height="14" Width="28">\n<Beacon X="1" Y="1" Heigth="3"/>\n'
+                   b'<Wal Height="2"><Corner X="1" Y="1"/></Wal>\n</Lab>')
+    assert lab.walls == () and len(lab.beacons) == 1                 # loads, as the original does
+    text = caplog.text
+    assert "<data>:2: <Beacon> attribute Heigth is not one the simulator reads; ignored" in text
+    assert "<data>:3: <Wal> inside <Lab> is not an element the simulator reads; ignored" in text

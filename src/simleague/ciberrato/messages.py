@@ -122,6 +122,8 @@ def parse_request(data: bytes):
         return ViewerHello()
     if root.tag in ("Robot", "RobotBeacon"):
         name = root.get("Name", "")
+        if not name or root.get("Id") is None:
+            raise MessageError(f"<{root.tag}> needs a Name and an Id (the original's clients send both)")
         if len(name) > MAX_NAME:
             raise MessageError(f"robot name of {len(name)} characters is longer than {MAX_NAME}")
         rid = _int(root, "Id", 0)

@@ -16,12 +16,16 @@ Every problem is reported as one :class:`ScenarioError` naming the file, the lin
 
 from __future__ import annotations
 
+import logging
+
 import math
 from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
 
 from lxml import etree
+
+log = logging.getLogger("simleague.ciberrato.scenario")
 
 #: Size limit for a scenario file; the largest real lab is ~20 kB.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -225,6 +229,26 @@ def _number(text: str) -> float:
     return value
 
 
+#: the elements and attributes the original reads, by element (anything else is ignored with a warning)
+_KNOWN = {"Lab": {"Name", "Width", "Height"}, "Beacon": {"X", "Y", "Height"}, "Target": {"X", "Y", "Radius"},
+          "Wall": {"Height"}, "Corner": {"X", "Y"}, "Row": {"Pos", "Pattern", "Height"}, "Grid": set(),
+          "Position": {"X", "Y", "Dir"}}
+
+
+def _warn_unknown(el: etree._Element, name: str, children: set[str]) -> None:
+    """Warn (naming the line) about attributes of ``el`` and child elements the original does not
+    read: it ignores them too, so the file still loads, but a misspelt ``<Wal>`` or ``Heigth``
+    would otherwise pass unnoticed."""
+    for key in el.attrib:
+        if key not in _KNOWN.get(el.tag, set()):
+            log.warning("%s:%s: <%s> attribute %s is not one the simulator reads; ignored", name, el.sourceline,
+                        el.tag, key)
+    for child in el:
+        if isinstance(child.tag, str) and child.tag not in children:
+            log.warning("%s:%s: <%s> inside <%s> is not an element the simulator reads; ignored", name,
+                        child.sourceline, child.tag, el.tag)
+
+
 def _parse_xml(data: bytes, name: str) -> etree._Element:
     if len(data) > MAX_FILE_BYTES:
         raise ScenarioError(name, None, f"file is {len(data)} bytes, more than the limit of {MAX_FILE_BYTES}")
@@ -234,7 +258,7 @@ def _parse_xml(data: bytes, name: str) -> etree._Element:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
         line = exc.position[0] if exc.position else None
-        raise ScenarioError(name, line, f"not well-formed XML: {exc.msg}") from None
+        raise ScenarioError(name, line, f"not well-formed XML: {' '.join(exc.msg.split())}") from None
     if root is None:
         raise ScenarioError(name, None, "the file is empty")
     return root
@@ -330,9 +354,14 @@ def load_lab(source: str | Path | bytes | None = None) -> Lab:
     if width <= 0 or height <= 0 or width > 1000 or height > 1000:
         raise ScenarioError(name, root.sourceline, f"arena {width} x {height} is outside 0 < size <= 1000")
     beacons, targets, walls = [], [], []
+    _warn_unknown(root, name, {"Beacon", "Target", "Wall", "Row"})
     for el in root:
         if not isinstance(el.tag, str):
             continue
+        _warn_unknown(el, name, {"Corner"} if el.tag == "Wall" else set())
+        for corner in el if el.tag == "Wall" else ():
+            if isinstance(corner.tag, str) and corner.tag == "Corner":
+                _warn_unknown(corner, name, set())
         if el.tag == "Beacon":
             beacons.append(Beacon(_attr(el, "X", name), _attr(el, "Y", name), _attr(el, "Height", name, default=4.0)))
         elif el.tag == "Target":
@@ -341,7 +370,12 @@ def load_lab(source: str | Path | bytes | None = None) -> Lab:
                 raise ScenarioError(name, el.sourceline, f"<Target> Radius={radius} must be positive")
             targets.append(Target(_attr(el, "X", name), _attr(el, "Y", name), radius))
         elif el.tag == "Wall":
-            corners = [(_attr(c, "X", name), _attr(c, "Y", name)) for c in el if c.tag == "Corner"]
+            written = [(_attr(c, "X", name), _attr(c, "Y", name)) for c in el if c.tag == "Corner"]
+            # a corner written twice in a row is one corner (the 2005 Manga3 lab has one; the original
+            # loads it): a zero-length edge has no direction for the geometry
+            corners = [p for i, p in enumerate(written) if i == 0 or p != written[i - 1]]
+            while len(corners) > 1 and corners[-1] == corners[0]:
+                corners.pop()
             if len(corners) < 3:
                 raise ScenarioError(name, el.sourceline, f"<Wall> has {len(corners)} corners, at least 3 are needed")
             area = _signed_area(corners)
@@ -364,6 +398,10 @@ def load_grid(source: str | Path | bytes | None = None) -> Grid:
     root = _parse_xml(data, name)
     if root.tag != "Grid":
         raise ScenarioError(name, root.sourceline, f"expected a <Grid> element, found <{root.tag}>")
+    _warn_unknown(root, name, {"Position"})
+    for el in root:
+        if isinstance(el.tag, str) and el.tag == "Position":
+            _warn_unknown(el, name, set())
     positions = tuple(
         GridPosition(_attr(el, "X", name), _attr(el, "Y", name), _attr(el, "Dir", name, default=0.0))
         for el in root if el.tag == "Position"
@@ -377,7 +415,7 @@ def load_parameters(source: str | Path | bytes | None = None, base: Parameters |
     """Load a ``<Parameters>`` file (also the rmi ``*-config.xml``) over ``base`` (2008 defaults).
 
     ``None`` returns ``base`` unchanged. Unknown attributes are ignored as the original does,
-    except misspellings of known ones are not detected. Raises :class:`ScenarioError` for a value
+    with a warning naming the line. Raises :class:`ScenarioError` for a value
     that does not convert or is out of range.
     """
     params = base or Parameters()
@@ -389,7 +427,11 @@ def load_parameters(source: str | Path | bytes | None = None, base: Parameters |
         raise ScenarioError(name, root.sourceline, f"expected a <Parameters> element, found <{root.tag}>")
     changes = {}
     for key, raw in root.attrib.items():
+        if key in _IGNORED_PARAM_ATTRS:
+            continue
         if key not in _PARAM_ATTRS:
+            log.warning("%s:%s: <Parameters> attribute %s is not one the simulator reads; ignored", name,
+                        root.sourceline, key)
             continue
         field_name, convert = _PARAM_ATTRS[key]
         try:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..clock import Clock
+from ..wire.limits import LogLimiter
 from . import messages as M
 from .world import Action, Observation, RegistrationRefused, World
 
@@ -33,6 +34,8 @@ log = logging.getLogger("simleague.ciberrato.server")
 MAX_DATAGRAMS_PER_CYCLE = 16
 MAX_PENDING_REGISTRATIONS = 64
 MAX_VIEWERS = 32
+MAX_MISSED_CYCLES = 10         # lockstep cycles a robot may leave unanswered before it is no longer waited for
+MAX_REGISTRATION_LINES = 10    # log lines a second about registrations
 MAX_PENDING_COMMANDS = 64      # commands from other front ends (the web panel) between two cycles
 MEASURES_BUFFER = 4096         # the original clients' receive buffer for Measures
 START_SETTLE_S = 0.2          # quiet time between the last keep-alive and the first step
@@ -57,12 +60,15 @@ class _RateLimitedLog:
 class _Endpoint(asyncio.DatagramProtocol):
     """A dedicated UDP port for one robot or viewer: keeps the newest datagrams from its peer."""
 
-    def __init__(self, peer, label: str, on_datagram: Callable[[], None]):
-        self.peer, self.label, self.on_datagram = peer, label, on_datagram
+    def __init__(self, peer, label: str, on_datagram: Callable[[], None], connected: bool = False):
+        self.peer, self.label, self.on_datagram, self.connected = peer, label, on_datagram, connected
         self.inbox: deque[bytes] = deque(maxlen=MAX_DATAGRAMS_PER_CYCLE)
         self.transport: asyncio.DatagramTransport | None = None
         self.received = 0          # datagrams since the last cycle
         self.dropped = 0
+        self.missed = 0            # lockstep cycles in a row it did not answer
+        self.heard = time.monotonic()  # when it last sent a datagram (or registered)
+        self.gone = False          # its port is closed (a connected endpoint learns it from ICMP)
         self.problems = _RateLimitedLog()
 
     def connection_made(self, transport):
@@ -72,17 +78,22 @@ class _Endpoint(asyncio.DatagramProtocol):
         if addr[:2] != self.peer[:2]:
             return
         self.received += 1
+        self.heard = time.monotonic()
         if len(self.inbox) == self.inbox.maxlen:
             self.dropped += 1
         self.inbox.append(data)
         self.on_datagram()
 
     def error_received(self, exc):
+        if self.connected and isinstance(exc, ConnectionRefusedError):
+            self.gone = True
+            return
         self.problems.warn("%s: socket error %s", self.label, exc)
 
     def send(self, text: str) -> None:
         if self.transport is not None and not self.transport.is_closing():
-            self.transport.sendto(text.encode("utf-8", "replace") + b"\0", self.peer)
+            data = text.encode("utf-8", "replace") + b"\0"
+            self.transport.sendto(data) if self.connected else self.transport.sendto(data, self.peer)
 
     def take(self) -> list[bytes]:
         items = list(self.inbox)
@@ -144,6 +155,7 @@ class Server:
         self.world, self.opt, self.on_cycle = world, options, on_cycle
         self.clock = Clock(options.mode, world.params.cycle_time / 1000.0, options.lockstep_timeout)
         self._pending: deque = deque()
+        self._lines = LogLimiter(log, "registrations", MAX_REGISTRATION_LINES)
         self._commands: deque[M.ViewerCommand] = deque(maxlen=MAX_PENDING_COMMANDS)
         self.robots: dict[int, _Endpoint] = {}
         self.viewers: list[_Endpoint] = []
@@ -168,10 +180,13 @@ class Server:
         if self._registrar_transport is not None:
             self._registrar_transport.close()
 
-    async def _open_endpoint(self, peer, label: str) -> _Endpoint:
+    async def _open_endpoint(self, peer, label: str, connected: bool = False) -> _Endpoint:
+        """A port of its own for ``peer``; ``connected`` (viewers) lets the kernel tell when the
+        peer's port is closed, so that a viewer that went away frees its place."""
         loop = asyncio.get_running_loop()
         _, ep = await loop.create_datagram_endpoint(
-            lambda: _Endpoint(peer, label, self.clock.notify), local_addr=(self.opt.host, 0))
+            lambda: _Endpoint(peer, label, self.clock.notify, connected), local_addr=(self.opt.host, 0),
+            remote_addr=peer if connected else None)
         return ep
 
     async def _handle_registrations(self) -> None:
@@ -180,36 +195,63 @@ class Server:
             try:
                 req = M.parse_request(data)
             except M.MessageError as exc:
-                log.warning("registration from %s:%d refused: %s", addr[0], addr[1], exc)
+                self._lines.log(logging.WARNING, f"registration from {addr[0]}:{addr[1]} refused: {exc}")
                 self._refuse(addr)
                 continue
             if isinstance(req, M.ViewerHello):
-                if len(self.viewers) >= MAX_VIEWERS:
-                    log.warning("viewer from %s refused: already %d viewers", addr, MAX_VIEWERS)
-                    self._refuse(addr)
-                    continue
-                ep = await self._open_endpoint(addr, f"viewer {addr[0]}:{addr[1]}")
+                self._drop_gone_viewers()
+                if len(self.viewers) >= MAX_VIEWERS:           # the one heard from least recently makes room
+                    quiet = min(self.viewers, key=lambda v: v.heard)
+                    self._lines.log(logging.WARNING, f"{quiet.label} let go: {MAX_VIEWERS} viewers and a new one")
+                    quiet.close()
+                    self.viewers.remove(quiet)
+                ep = await self._open_endpoint(addr, f"viewer {addr[0]}:{addr[1]}", connected=True)
                 self.viewers.append(ep)
                 ep.send(M.format_reply(self.world.params, len(self.world.lab.beacons)))
                 continue
             if isinstance(req, M.RegisterBeacon):
-                log.warning("robot %r with a beacon refused: beacon robots are not supported", req.name)
+                self._lines.log(logging.WARNING, f"robot {req.name!r} with a beacon refused: beacon robots are "
+                                                 f"not supported")
                 self._refuse(addr)
                 continue
             if any(ep.peer == addr for ep in self.robots.values()):
-                log.warning("robot %r at %s refused: that address already has a robot", req.name, addr)
+                self._lines.log(logging.WARNING, f"robot {req.name!r} at {addr} refused: that address already "
+                                                 f"has a robot")
                 self._refuse(addr)
                 continue
             try:
                 rid = self.world.add_robot(req.name, req.id, req.ir_angles)
             except RegistrationRefused as exc:
-                log.warning("robot %r (Id=%d) refused: %s", req.name, req.id, exc)
+                self._lines.log(logging.WARNING, f"robot {req.name!r} (Id={req.id}) refused: {exc}")
                 self._refuse(addr)
                 continue
             ep = await self._open_endpoint(addr, f"robot {rid} ({req.name})")
             self.robots[rid] = ep
             ep.send(M.format_reply(self.world.params, len(self.world.lab.beacons)))
             log.info("robot %r registered at grid position %d from %s:%d", req.name, rid, addr[0], addr[1])
+
+    def _drop_gone_viewers(self) -> None:
+        """Viewers whose port closed leave (their place is free for another)."""
+        for viewer in [v for v in self.viewers if v.gone]:
+            self._lines.log(logging.INFO, f"{viewer.label} left (its port is closed)")
+            viewer.close()
+            self.viewers.remove(viewer)
+
+    def _count_missed(self) -> None:
+        """After a lockstep cycle: a robot that left ``MAX_MISSED_CYCLES`` in a row unanswered is no
+        longer waited for (logged) until it answers again."""
+        for rid, ep in self.robots.items():
+            if self.world.records[rid].state in ("Finished", "Removed"):
+                continue
+            if ep.received > 0 or len(ep.inbox) > 0:
+                if ep.missed >= MAX_MISSED_CYCLES:
+                    log.info("%s answers again: waited for again", ep.label)
+                ep.missed = 0
+            else:
+                ep.missed += 1
+                if ep.missed == MAX_MISSED_CYCLES:
+                    log.warning("%s left %d cycles unanswered: no longer waited for until it answers",
+                                ep.label, MAX_MISSED_CYCLES)
 
     def _refuse(self, addr) -> None:
         if self._registrar_transport is not None:
@@ -292,6 +334,7 @@ class Server:
                 obs.messages.pop()
                 text = M.format_measures(obs)
             ep.send(text)
+        self._drop_gone_viewers()
         if self.viewers:
             statuses = [M.format_status(world.status(rid), world.time) for rid in sorted(world.robots)]
             for viewer in self.viewers:
@@ -309,7 +352,7 @@ class Server:
     def _everyone_answered(self) -> bool:
         return all(ep.received > 0 or len(ep.inbox) > 0
                    for rid, ep in self.robots.items()
-                   if self.world.records[rid].state not in ("Finished", "Removed"))
+                   if self.world.records[rid].state not in ("Finished", "Removed") and ep.missed < MAX_MISSED_CYCLES)
 
     async def run(self) -> None:
         """Serve cycles until the trial is over (``stop_when_finished``) or :meth:`close`."""
@@ -317,6 +360,7 @@ class Server:
             await self.start()
         while not self._closing:
             self.clock.begin_cycle()
+            self._lines.flush()                      # the count of what a flood kept out of the log
             await self._handle_registrations()
             self._handle_viewers()
             if not self._started and self.opt.autostart and len(self.robots) >= self.opt.autostart:
@@ -338,6 +382,8 @@ class Server:
                     self._send_final()
                     break
                 await self.clock.wait(self._everyone_answered)
+                if self.opt.mode == "lockstep":
+                    self._count_missed()
             else:
                 self._send_waiting()
                 idle = self.clock.cycle_s if self.opt.mode == "realtime" else min(self.clock.cycle_s, 0.05)
