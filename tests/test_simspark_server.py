@@ -483,3 +483,56 @@ def test_an_agent_asks_for_the_pass_mode():
     assert gap == pytest.approx(1.0, abs=0.02)                 # kept PassModeMinOppBallDist away
     problems = game.apply(theirs, parse_agent_message(b"(pass)").effectors)
     assert problems == ["pass: refused, only in PlayOn, not pass_left"]
+
+
+def test_monitor_connections_are_capped_and_a_trainer_flood_does_not_stop_the_cycles(caplog):
+    caplog.set_level(logging.INFO, logger="simleague.simspark")
+    from simleague.simspark.server import MAX_MONITORS
+    with running() as server, AgentClient("127.0.0.1", server.agent_port) as good:
+        good.scene(0)
+        good.receive()
+        silent = []
+        for _ in range(MAX_MONITORS + 20):                       # monitors that never read
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(("127.0.0.1", server.monitor_port))
+            silent.append(s)
+        time.sleep(0.5)
+        assert len(server.monitors) <= MAX_MONITORS
+        for s in silent:
+            s.close()
+        flood = socket.create_connection(("127.0.0.1", server.monitor_port))
+        burst = frame(b"(playMode BeforeKickOff)") * 2000
+        began = good.receive().time
+        t0 = time.monotonic()
+        for _ in range(20):                                      # 40,000 trainer messages
+            flood.sendall(burst)
+        times = [good.receive().time for _ in range(50)]
+        assert times[-1] - began >= 0.9                         # 50 cycles passed for the good agent
+        assert time.monotonic() - t0 < 30
+        flood.close()
+    assert f"{MAX_MONITORS} monitors connected already" in caplog.text
+
+
+def test_a_burst_of_robots_joining_is_spread_over_seconds():
+    from simleague.simspark.server import MAX_SCENE_CHANGES
+    with running(realtime=True) as server:
+        clients = [socket.create_connection(("127.0.0.1", server.agent_port)) for _ in range(20)]
+        for c in clients:
+            c.sendall(frame(b"(scene rsg/agent/nao/nao_hetero.rsg 0)"))
+        deadline = time.monotonic() + 0.5
+        counts = []
+        while time.monotonic() < deadline:
+            counts.append(len(server.game.world.robots))
+            time.sleep(0.02)
+        assert 0 < max(counts) <= MAX_SCENE_CHANGES                    # the first second's share
+        deadline = time.monotonic() + 10
+        while len(server.game.world.robots) < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(server.game.world.robots) == 20                     # everyone joined in the end
+        for c in clients:
+            c.close()
+        deadline = time.monotonic() + 10
+        while server.game.world.robots and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not server.game.world.robots                            # and left

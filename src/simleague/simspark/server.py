@@ -27,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,7 +37,7 @@ from ..soccer.world import CYCLE
 from ..wire.framing import FrameDecoder, FrameError, encode
 from ..wire.limits import LogLimiter
 from .game import Agent, Game
-from .messages import Syn, parse_agent_message
+from .messages import Scene, Syn, parse_agent_message
 
 log = logging.getLogger("simleague.simspark")
 
@@ -44,6 +46,9 @@ MAX_AGENT_FRAME = 64 * 1024                # bytes an agent may send in one mess
 MAX_MONITOR_FRAME = 64 * 1024
 MAX_PENDING = 64                           # messages an agent may queue within one cycle
 MAX_AGENTS = 44                            # connections on the agent port
+MAX_MONITORS = 16                          # connections on the monitor port
+MAX_TRAINER_COMMANDS = 16                  # trainer messages a monitor may have carried out per cycle
+MAX_SCENE_CHANGES = 8                      # robots joining or leaving per second (each rebuilds the world)
 MONITOR_SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per monitor
 MAX_PROBLEM_LINES = 10                     # log lines per client and second about its bad input
 FOREVER = 10.0 ** 9                        # s: how long "wait for ever" waits
@@ -104,6 +109,9 @@ class SimSparkServer:
         self._realtime = Clock("realtime", CYCLE)
         self.agents: list[_Client] = []
         self.monitors: list[_Client] = []
+        self._refusals = LogLimiter(log, "refused connections", MAX_PROBLEM_LINES)
+        self._changes: deque[float] = deque()       # when robots joined or left, over the last second
+        self._leaving: deque[int] = deque()         # agents gone whose robots still have to leave
         self._servers: list[asyncio.AbstractServer] = []
         self._stop = asyncio.Event()
         self._new_monitor = False
@@ -148,7 +156,7 @@ class SimSparkServer:
         peer = writer.get_extra_info("peername")
         client = _Client(writer, FrameDecoder(MAX_AGENT_FRAME), f"agent {peer[0]}:{peer[1]}")
         if len(self.agents) >= MAX_AGENTS:
-            log.warning("%s refused: %d agents connected already", client.name, MAX_AGENTS)
+            self._refusals.log(logging.WARNING, f"{client.name} refused: {MAX_AGENTS} agents connected already")
             writer.close()
             self._handlers.discard(asyncio.current_task())
             return
@@ -162,6 +170,11 @@ class SimSparkServer:
         self._handlers.add(asyncio.current_task())
         peer = writer.get_extra_info("peername")
         client = _Client(writer, FrameDecoder(MAX_MONITOR_FRAME), f"monitor {peer[0]}:{peer[1]}")
+        if len(self.monitors) >= MAX_MONITORS:
+            self._refusals.log(logging.WARNING, f"{client.name} refused: {MAX_MONITORS} monitors connected already")
+            writer.close()
+            self._handlers.discard(asyncio.current_task())
+            return
         # a small kernel buffer, so that a monitor that stops reading shows in max_backlog soon
         # (the kernel would otherwise take megabytes first)
         sock = writer.get_extra_info("socket")
@@ -209,6 +222,21 @@ class SimSparkServer:
             self._lockstep.notify()
 
     def _trainer_frame(self, client: _Client, frame: bytes) -> None:
+        """Queue a trainer message for the next cycle (at most MAX_PENDING; the rest dropped)."""
+        if len(client.pending) >= MAX_PENDING:
+            self._problem(client, f"more than {MAX_PENDING} messages in one cycle; the rest are dropped")
+            return
+        client.pending.append(frame)
+
+    def _trainer_commands(self) -> None:
+        """Carry out the monitors' trainer messages, at most MAX_TRAINER_COMMANDS per monitor and
+        cycle (a flood cannot stop the cycles; the rest wait for the next ones)."""
+        for client in list(self.monitors):
+            for frame in client.pending[:MAX_TRAINER_COMMANDS]:
+                self._trainer(client, frame)
+            del client.pending[:MAX_TRAINER_COMMANDS]
+
+    def _trainer(self, client: _Client, frame: bytes) -> None:
         replies, problems, stop = self.game.trainer(frame, self.opt.allow_kill_sim)
         for problem in problems:
             self._problem(client, problem)
@@ -222,7 +250,7 @@ class SimSparkServer:
         if client in self.agents:
             self.agents.remove(client)
             if client.agent is not None:
-                self.game.disconnect(client.agent.aid)
+                self._leaving.append(client.agent.aid)        # its robot leaves in run(), within the budget
         if client in self.monitors:
             self.monitors.remove(client)
         if not client.closed:
@@ -245,13 +273,22 @@ class SimSparkServer:
         game, opt = self.game, self.opt
         while not self._stop.is_set():
             self._realtime.begin_cycle()
+            self._refusals.flush()
             if opt.sync:
                 await self._wait_for_syn()
+            self._trainer_commands()
+            while self._leaving and self._may_change_scene():
+                game.disconnect(self._leaving.popleft())
             for client in sorted(self.agents, key=lambda c: c.agent.aid):
-                for effectors in client.pending:
+                for n, effectors in enumerate(client.pending):
+                    joins = client.agent.robot is None and any(isinstance(e, Scene) for e in effectors)
+                    if joins and not self._may_change_scene():    # this and what follows: next cycle
+                        del client.pending[:n]
+                        break
                     for problem in game.apply(client.agent, effectors):
                         self._problem(client, problem)
-                client.pending.clear()
+                else:
+                    client.pending.clear()
                 client.synced = False
             for client in list(self.agents):               # what the last step left them
                 text = self._senses.get(client.agent.aid)
@@ -284,6 +321,18 @@ class SimSparkServer:
                 await self._realtime.wait(lambda: True)
             else:
                 await asyncio.sleep(0)
+
+    def _may_change_scene(self) -> bool:
+        """Whether a robot may join or leave now: at most MAX_SCENE_CHANGES a second, since each
+        rebuilds the world (tens of ms with a full field); a burst of joins and leaves is spread
+        over the next seconds instead of stopping the cycles. Counts the change when it may."""
+        now = time.monotonic()
+        while self._changes and now - self._changes[0] > 1.0:
+            self._changes.popleft()
+        if len(self._changes) >= MAX_SCENE_CHANGES:
+            return False
+        self._changes.append(now)
+        return True
 
     def _waited_for(self) -> list[_Client]:
         """The agents this cycle still waits for: a robot past its grace, no (syn) yet, not lagging."""
