@@ -5,6 +5,7 @@ import json
 import socket
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -239,3 +240,51 @@ def test_a_flooding_team_does_not_starve_the_other(mw):
     assert answered < finished, "magenta waited for the whole flood"
     m.send({"type": "request", "t": last})
     assert m.recv()["estimate"] == "exact"  # nothing of the flood was lost
+
+
+def test_a_team_flooding_requests_while_reading_replies_leaves_the_other_its_share(mw):
+    """Cyan sends requests as fast as it can and reads the replies; magenta's requests are still
+    answered (each team is read at most MAX_TEAM_MESSAGES a second: the flooder's socket waits,
+    nothing is lost)."""
+    from simleague.msl.middleware import MAX_TEAM_MESSAGES
+    pausers(mw)
+    c, m = teams(mw)
+    c.send(state(1.0))
+    m.send(state(1.0))
+    stop = threading.Event()
+    burst = (json.dumps({"type": "request", "t": 1.0}) + "\n").encode() * 200
+
+    def flood():
+        c.sock.settimeout(1.0)
+        while not stop.is_set():
+            try:
+                c.sock.sendall(burst)
+                c.sock.recv(1 << 20)
+            except OSError:
+                pass
+
+    flooding = threading.Thread(target=flood)
+    flooding.start()
+    try:
+        began, answered = time.monotonic(), 0
+        while time.monotonic() - began < 2.0:
+            m.send({"type": "request", "t": 1.0})
+            assert m.recv(timeout=5)["type"] == "reply"
+            answered += 1
+    finally:
+        stop.set()
+        flooding.join(30)
+    assert answered >= 0.5 * 2.0 * MAX_TEAM_MESSAGES * 0.5          # half of magenta's own allowance at least
+
+
+def test_the_event_log_stops_per_message_events_at_its_bound(tmp_path):
+    from simleague.msl.middleware import EventLog
+    log = EventLog(tmp_path / "ev.jsonl", max_bytes=2000)
+    for k in range(1000):
+        log("in", side="cyan", type="state", bytes=40, t=k)
+    log("ball", side="cyan", t=1.0, by="cyan")                      # rare events still come
+    log.close()
+    lines = [json.loads(x) for x in (tmp_path / "ev.jsonl").read_text().splitlines()]
+    assert sum(len(json.dumps(x)) for x in lines) < 2000 + 1000                 # one line over, two notes
+    kinds = [x["ev"] for x in lines]
+    assert kinds.count("log_full") == 2 and kinds[-2:] == ["ball", "log_full"] and lines[-1]["left_out"] > 900

@@ -38,6 +38,8 @@ PHASE_MAX = 64
 QUEUE_MAX = 256
 #: Bytes the middleware lets pile up unread on a connection before dropping it.
 MAX_UNREAD_OUT = 1 << 20
+MAX_TEAM_MESSAGES = 1000        # messages a second read from one team; beyond, its socket waits (none lost)
+MAX_LOG_BYTES = 64 << 20        # of per-message events in the event log; then only the others
 #: Bytes read from a socket at a time.
 READ_CHUNK = 64 * 1024
 
@@ -99,15 +101,28 @@ class EventLog:
     """The middleware's JSON-lines log (one object per line, ``wall`` and ``ev`` first). Per-message
     events are flushed at the end of each phase, every other event at once."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, max_bytes: int = MAX_LOG_BYTES):
         self._file = open(path, "ab") if path else None
         self._enc = msgspec.json.Encoder()
+        self.max_bytes, self.written, self.left_out = max_bytes, 0, 0
 
     def __call__(self, ev: str, **fields) -> None:
         if self._file:
-            self._file.write(self._enc.encode({"wall": round(time.time(), 6), "ev": ev, **fields}) + b"\n")
-            if ev not in ("in", "out"):  # rare events at once; per-message ones at the end of a phase
+            per_message = ev in ("in", "out")
+            if per_message and self.written >= self.max_bytes:   # a bounded log: rare events only
+                if not self.left_out:
+                    self._write({"wall": round(time.time(), 6), "ev": "log_full", "bytes": self.written,
+                                 "note": "per-message events (in, out) are no longer written"})
+                self.left_out += 1
+                return
+            self._write({"wall": round(time.time(), 6), "ev": ev, **fields})
+            if not per_message:  # rare events at once; per-message ones at the end of a phase
                 self._file.flush()
+
+    def _write(self, record: dict) -> None:
+        line = self._enc.encode(record) + b"\n"
+        self.written += len(line)
+        self._file.write(line)
 
     def flush(self) -> None:
         if self._file:
@@ -115,6 +130,8 @@ class EventLog:
 
     def close(self) -> None:
         if self._file:
+            if self.left_out:
+                self._write({"wall": round(time.time(), 6), "ev": "log_full", "left_out": self.left_out})
             self._file.flush()
             self._file.close()
             self._file = None
@@ -411,6 +428,14 @@ class Middleware:
         writer.close()
 
     async def _team_conn(self, reader, writer) -> None:
+        """A team's connection; cut short at shutdown (a flooding team may still have a backlog),
+        it ends quietly with its socket closed."""
+        try:
+            await self._serve_team(reader, writer)
+        except asyncio.CancelledError:
+            writer.close()
+
+    async def _serve_team(self, reader, writer) -> None:
         self._track()
         sock = writer.get_extra_info("socket")
         if sock is not None:
@@ -441,7 +466,16 @@ class Middleware:
         elif self.started:
             link.send(encode(Start(side, self.team_names.get(other(side), ""))))
         self._command_pausers(None)
+        window, count = time.monotonic(), 0          # the team's messages this second
         while (batch := await lines.batch()) is not None:
+            count += len(batch)
+            if count > MAX_TEAM_MESSAGES:            # read no more of this team until the second is over
+                try:                                 # (or the middleware stops)
+                    await asyncio.wait_for(self._stop.wait(), max(0.0, window + 1.0 - time.monotonic()))
+                except TimeoutError:
+                    pass
+            if time.monotonic() - window >= 1.0:
+                window, count = time.monotonic(), 0
             for line in batch:
                 if line is None:
                     item, size = f"line longer than {MAX_LINE} bytes: dropped", MAX_LINE
