@@ -4,6 +4,7 @@ the web viewer options, serving until interrupted and soccer replays."""
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 
 import typer
@@ -16,8 +17,23 @@ PORT = {"min": 0, "max": 65535}     # every port option: out of range is a usage
 
 
 def fail(message: str) -> None:
+    """Bad input a person can fix: one line, exit code 2."""
     err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
+
+
+def interrupted(kept: str = "") -> None:
+    """Ctrl-C or SIGTERM: say so and what was kept, exit code 130."""
+    err.print("interrupted" + (f"; {kept}" if kept else ""), highlight=False, soft_wrap=True)
+    raise typer.Exit(130)
+
+
+def terminate_as_interrupt() -> None:
+    """SIGTERM (``kill``, ``docker stop``, systemd) is handled as Ctrl-C: run logs are closed
+    and valid, the exit code is 130."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def check_mode(mode: str) -> None:
@@ -52,15 +68,18 @@ async def _serve(server, banner, viewer, web_host: str, web) -> None:
 def serve_until_stopped(server, banner, viewer, web_host: str, web, where: str, close=None) -> None:
     """:func:`_serve` until the game ends or Ctrl-C; a port that cannot be bound is a one-line
     error naming ``where``; ``close()`` (the run log's) is called whatever happens."""
+    stopped = False
     try:
         asyncio.run(_serve(server, banner, viewer, web_host, web))
     except OSError as exc:
         fail(f"cannot serve on {where}: {exc.strerror or exc}")
     except KeyboardInterrupt:
-        pass
+        stopped = True
     finally:
         if close is not None:
             close()
+    if stopped:
+        interrupted("the server stopped" + ("; its log is complete" if close is not None else ""))
 
 
 WebOpt = typer.Option(None, "--web", **PORT, help="Serve the web viewer on this TCP port (0: any free port).")
@@ -83,4 +102,4 @@ def soccer_replay(log: Path, web: int, web_host: str, fmt: str) -> None:
     except OSError as exc:
         fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
     except KeyboardInterrupt:
-        pass
+        interrupted()

@@ -8,13 +8,19 @@ Nothing in a log depends on the wall clock, so two identical runs write identica
 from __future__ import annotations
 
 import gzip
+import logging
 import io
 import json
+import zlib
 from pathlib import Path
 
 from .wire.json_text import JsonTextError, parse_json
 
 FORMAT_VERSION = 1
+
+
+log = logging.getLogger("simleague.recorder")
+FLUSH_EVERY = 25                 # records between two pushes to the file (25 Hz logs: one a second)
 
 
 class LogError(Exception):
@@ -37,14 +43,19 @@ class Recorder:
     def __init__(self, path: str | Path, fmt: str, header: dict):
         self.path = Path(path)
         self._file = _open(self.path, "w")
+        self._records = 0
         self._write({"kind": "header", "format": fmt, "version": FORMAT_VERSION, **header})
 
     def _write(self, obj: dict) -> None:
         self._file.write(json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n")
 
     def cycle(self, record: dict) -> None:
-        """Append one step's record."""
+        """Append one step's record; about once a second (FLUSH_EVERY records) what was written
+        is pushed to the file, so a writer killed outright leaves a readable log up to there."""
         self._write({"kind": "cycle", **record})
+        self._records += 1
+        if self._records % FLUSH_EVERY == 0:
+            self._file.flush()
 
     def result(self, record: dict) -> None:
         """Append the final result."""
@@ -60,13 +71,19 @@ class Recorder:
         self.close()
 
 
-def read_log(path: str | Path, fmt: str | None = None) -> tuple[dict, list[dict], dict | None]:
-    """Read a log back: (header, cycle records, result or None). Raises :class:`LogError`."""
+def read_log(path: str | Path, fmt: str | None = None,
+             notes: list[str] | None = None) -> tuple[dict, list[dict], dict | None]:
+    """Read a log back: (header, cycle records, result or None). A log whose writer was killed
+    (a gzip stream without its end, a last line cut off) gives what it holds, and a line saying
+    where it stops is logged as a warning (and added to ``notes``). Raises :class:`LogError`."""
     path = Path(path)
     header, cycles, result = None, [], None
+    n = 0
     try:
         with _open(path, "r") as f:
             for n, line in enumerate(f, 1):
+                if not line.endswith("\n") and header is not None:     # cut off mid-line by a kill
+                    raise EOFError("the last line is incomplete")
                 try:
                     obj = parse_json(line, f"{path}:{n}")
                 except JsonTextError as exc:
@@ -82,6 +99,14 @@ def read_log(path: str | Path, fmt: str | None = None) -> tuple[dict, list[dict]
                     result = obj
                 else:
                     raise LogError(f"{path}:{n}: unknown record kind {kind!r}")
+    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as exc:
+        if header is None:
+            raise LogError(f"{path}: not a readable log ({exc})") from None
+        note = (f"{path}: the log stops early after line {len(cycles) + 1} ({exc}); "
+                f"reading the {len(cycles)} records before it")
+        log.warning("%s", note)
+        if notes is not None:
+            notes.append(note)
     except OSError as exc:
         raise LogError(f"{path}: cannot read the log: {exc.strerror}") from None
     if header is None:

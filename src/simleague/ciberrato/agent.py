@@ -81,6 +81,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from .types import Action, Observation
 
+REGISTER_TIMEOUT = 30.0         # s the agent waits for the simulator's answer (and each Measures)
 RES = 0.25                      # map cell, u_m
 HALF = 29.0                     # the map covers [-HALF, HALF]^2 around the start (labs are <= 28 wide)
 N = int(2 * HALF / RES)
@@ -1012,8 +1013,17 @@ def main(argv: list[str] | None = None) -> int:
         arena = check_arena(sides)
     except ValueError as exc:
         ap.error(f"--arena {args.arena!r}: {exc}")
+    told = []
+
+    def waiting(seconds: float) -> None:                 # say once what it waits for
+        if not told:
+            print(f"agent {args.name}: waiting for the simulator at {args.host}:{args.port} "
+                  f"(gives up after {REGISTER_TIMEOUT:g} s)", file=sys.stderr)
+            told.append(seconds)
+    robot = Client(args.name, args.pos, args.host, args.port, timeout=REGISTER_TIMEOUT)
     try:
-        with Client(args.name, args.pos, args.host, args.port, timeout=30.0) as robot:
+        robot.register(waiting)
+        with robot:
             p = robot.params
             on = lambda key, default: p.get(key, default) == "On"  # noqa: E731
             brain = Brain(int(p.get("NBeacons", 1)), int(p.get("CompassLatency", 4)), int(p.get("BeaconLatency", 4)),

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from ..cli_common import PORT, WebHostOpt, WebOpt, check_mode, err, fail, start_viewer
+from ..cli_common import PORT, WebHostOpt, WebOpt, check_mode, err, fail, interrupted, start_viewer
 
 app = typer.Typer(help="The CiberRato maze competition (2008 rules, original UDP/XML protocol).",
                   no_args_is_help=True)
@@ -77,7 +77,7 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
     except OSError as exc:
         fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
     except KeyboardInterrupt:
-        pass
+        interrupted("the server stopped")
 
 
 def _table(result: dict) -> Table:
@@ -153,8 +153,7 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
         fail(str(exc))
     except KeyboardInterrupt:
         if not ended:                          # interrupted before the end (not while lingering)
-            err.print("interrupted" + (f"; the log so far is in {log}" if log else ""))
-            raise typer.Exit(130)
+            interrupted(f"the log so far is in {log}" if log else "")
 
 
 @app.command()
@@ -199,4 +198,4 @@ def replay(log: Path = typer.Argument(..., help="A trial log (simleague ciberrat
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
-        pass
+        interrupted()

@@ -22,9 +22,14 @@ robots within 8 u_m).
 from __future__ import annotations
 
 import socket
+import time
+from collections.abc import Callable
 
 from . import messages as M
 from .types import Action, Observation
+
+
+WAIT_NOTICE = 2.0               # s between two "still waiting" notices while registering
 
 
 class ClientError(Exception):
@@ -47,14 +52,28 @@ class Client:
         self.sim_addr = None
         self.params: dict[str, str] = {}
 
-    def register(self) -> dict[str, str]:
-        """Register and return the simulator's parameters (attribute name -> text)."""
+    def register(self, waiting: Callable[[float], None] | None = None) -> dict[str, str]:
+        """Register and return the simulator's parameters (attribute name -> text); up to the
+        timeout for the answer, calling ``waiting(seconds so far)`` every WAIT_NOTICE s while
+        there is none. Raises :class:`ClientError`."""
         msg = M.format_register(M.Register(self.name, self.pos, self.ir_angles))
         self.sock.sendto(msg.encode() + b"\0", (self.host, self.port))
-        try:
-            data, addr = self.sock.recvfrom(1024)
-        except socket.timeout:
-            raise ClientError(f"no answer from the simulator at {self.host}:{self.port}") from None
+        timeout, began = self.sock.gettimeout() or 5.0, time.monotonic()
+        while True:
+            waited = time.monotonic() - began
+            self.sock.settimeout(max(0.01, min(WAIT_NOTICE, timeout - waited)))
+            try:
+                data, addr = self.sock.recvfrom(1024)
+                break
+            except socket.timeout:
+                waited = time.monotonic() - began
+                if waited >= timeout - 1e-3:
+                    raise ClientError(f"no answer from the simulator at {self.host}:{self.port} "
+                                      f"in {timeout:g} s") from None
+                if waiting is not None:
+                    waiting(waited)
+            finally:
+                self.sock.settimeout(timeout)
         try:
             params = M.parse_reply(data)
         except M.MessageError as exc:
@@ -94,7 +113,9 @@ class Client:
         self.sock.close()
 
     def __enter__(self):
-        self.register()
+        """The connection, registered unless :meth:`register` was called already."""
+        if self.sim_addr is None:
+            self.register()
         return self
 
     def __exit__(self, *exc):

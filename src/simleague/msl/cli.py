@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..cli_common import PORT, err, fail
+from ..cli_common import PORT, err, fail, interrupted
 
 app = typer.Typer(help="MSL simulated matches: middleware, pausers, team client, demo (thesis, seed 003).",
                   no_args_is_help=True)
@@ -171,6 +171,8 @@ def demo(seconds: float = typer.Option(30.0, help="Wall seconds to play."),
         result = run_demo(seconds, slow, eps1, eps2, buffer, min_gap, log)
     except DemoError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        interrupted(f"the middleware's log is in {log}" if log else "")
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return

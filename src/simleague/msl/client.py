@@ -26,6 +26,7 @@ import logging
 import socket
 import time
 from collections import deque
+from collections.abc import Callable
 
 from .messages import Ball, Error, Hello, LineSplitter, Reply, Request, Robot, Start, State
 from .messages import decode_to_team, encode
@@ -62,11 +63,13 @@ class TeamClient:
         self._splitter = LineSplitter()
         self._lines: deque[bytes | None] = deque()
 
-    def connect(self) -> Start:
+    def connect(self, waiting: Callable[[str], None] | None = None) -> Start:
         """Connect, say hello and wait for the start signal. Retries for ``reconnect`` seconds while
-        the middleware is not there (or still holds our side); raises :class:`ConnectionLost`, or
-        :class:`MiddlewareError` if it refuses us for another reason."""
+        the middleware is not there (or still holds our side), calling ``waiting(what)`` once with
+        what it waits for; raises :class:`ConnectionLost`, or :class:`MiddlewareError` if it
+        refuses us for another reason."""
         deadline = time.monotonic() + self.reconnect
+        told = False
         while True:
             try:
                 return self._try_connect()
@@ -76,7 +79,11 @@ class TeamClient:
                 if not retry:
                     raise
                 if time.monotonic() > deadline:
-                    raise ConnectionLost(f"no middleware at {self.host}:{self.port}: {exc}") from None
+                    raise ConnectionLost(f"no middleware at {self.host}:{self.port} in {self.reconnect:g} s: "
+                                         f"{exc}") from None
+                if waiting is not None and not told:
+                    waiting(f"the middleware at {self.host}:{self.port} (gives up after {self.reconnect:g} s)")
+                    told = True
                 time.sleep(0.05)
 
     def _try_connect(self) -> Start:

@@ -18,6 +18,7 @@ resumed process carries on from where it was without catching up.
 from __future__ import annotations
 
 import json
+import sys
 import math
 import signal
 import time
@@ -149,7 +150,7 @@ def run_team(name: str, side: str, host: str, port: int, speed: float, seconds: 
     exchanger = InfoExchanger(sim, client, side, period=dt)
     began = time.monotonic()
     try:
-        client.connect()
+        client.connect(lambda what: print(f"team {name}: waiting for {what}", file=sys.stderr))
         began = due = time.monotonic()
         while due - began < seconds:
             sim.step()

@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, serve_until_stopped, soccer_replay
+from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, serve_until_stopped, soccer_replay
 
 app = typer.Typer(help="SimSpark-compatible 3D soccer on MuJoCo: agents on TCP 3100, monitors on 3200 (seed 002).",
                   no_args_is_help=True)
@@ -123,6 +123,10 @@ def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-
                                   setup=setup))
     except (MatchError, ValueError) as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        if "close" in outputs:
+            outputs["close"]()
+        interrupted(f"the log so far is in {log}" if log else "")
     finally:
         if "close" in outputs:
             outputs["close"]()

@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, serve_until_stopped, soccer_replay
+from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, serve_until_stopped, soccer_replay
 
 app = typer.Typer(help="Humanoid virtual soccer API: team configs, a TCP port per robot, protobuf (seeds 000/001).",
                   no_args_is_help=True)
@@ -227,6 +227,8 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot serve or write: {exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+    except KeyboardInterrupt:
+        interrupted(f"the log so far is in {setup.log}" if setup.log else "the players were stopped")
     if progress is not None:
         err.print()
     print(report.line())
