@@ -45,9 +45,10 @@ MONITOR_EVERY = 2                          # cycles: 25 Hz (defaults.json monito
 MAX_AGENT_FRAME = 64 * 1024                # bytes an agent may send in one message
 MAX_MONITOR_FRAME = 64 * 1024
 MAX_PENDING = 64                           # messages an agent may queue within one cycle
+READ_CHUNK = 16 * 1024                     # bytes read from a client at a time
 MAX_AGENTS = 44                            # connections on the agent port
-MAX_MONITORS = 16                          # connections on the monitor port
-MAX_TRAINER_COMMANDS = 16                  # trainer messages a monitor may have carried out per cycle
+MAX_MONITORS = 8                           # connections on the monitor port
+MAX_TRAINER_COMMANDS = 4                   # trainer messages a monitor may have carried out per cycle
 MAX_SCENE_CHANGES = 8                      # robots joining or leaving per second (each rebuilds the world)
 MONITOR_SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per monitor
 MAX_PROBLEM_LINES = 10                     # log lines per client and second about its bad input
@@ -71,7 +72,7 @@ class SimSparkOptions:
     realtime: bool = True
     sync_timeout: float = 30.0
     allow_kill_sim: bool = False
-    max_backlog: int = 8 * 1024 * 1024
+    max_backlog: int = 2 * 1024 * 1024
     cycles: int | None = None
 
 
@@ -89,6 +90,7 @@ class _Client:
     lagging: bool = False                   # missed a sync deadline (logged once)
     closed: bool = False
     problems: LogLimiter = field(init=False)   # log lines about its bad input, MAX_PROBLEM_LINES a second
+    room: asyncio.Event = field(default_factory=asyncio.Event)   # set when its pending messages were taken
 
     def __post_init__(self):
         self.problems = LogLimiter(log, self.name, MAX_PROBLEM_LINES)
@@ -188,7 +190,10 @@ class SimSparkServer:
     async def _read(self, client: _Client, reader: asyncio.StreamReader, handle) -> None:
         try:
             while not client.closed:
-                data = await reader.read(65536)
+                while len(client.pending) > MAX_PENDING // 2 and not client.closed:
+                    client.room.clear()                 # a flood: read no more until the cycles took
+                    await client.room.wait()            # half of what waits (the kernel holds the rest)
+                data = await reader.read(READ_CHUNK)
                 if not data:
                     break
                 for frame in client.decoder.feed(data):
@@ -235,6 +240,7 @@ class SimSparkServer:
             for frame in client.pending[:MAX_TRAINER_COMMANDS]:
                 self._trainer(client, frame)
             del client.pending[:MAX_TRAINER_COMMANDS]
+            client.room.set()
 
     def _trainer(self, client: _Client, frame: bytes) -> None:
         replies, problems, stop = self.game.trainer(frame, self.opt.allow_kill_sim)
@@ -253,6 +259,7 @@ class SimSparkServer:
                 self._leaving.append(client.agent.aid)        # its robot leaves in run(), within the budget
         if client in self.monitors:
             self.monitors.remove(client)
+        client.room.set()
         if not client.closed:
             client.closed = True
             if why:
@@ -289,6 +296,7 @@ class SimSparkServer:
                         self._problem(client, problem)
                 else:
                     client.pending.clear()
+                client.room.set()
                 client.synced = False
             for client in list(self.agents):               # what the last step left them
                 text = self._senses.get(client.agent.aid)
