@@ -5,6 +5,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy import ndimage
 
 from golden import GOLDEN, LABS
@@ -163,3 +165,26 @@ def test_a_nul_byte_is_a_one_line_error_and_misspellings_are_warned_with_their_l
     text = caplog.text
     assert "<data>:2: <Beacon> attribute Heigth is not one the simulator reads; ignored" in text
     assert "<data>:3: <Wal> inside <Lab> is not an element the simulator reads; ignored" in text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=600) | st.text(max_size=400).map(lambda t: f"<Lab>{t}</Lab>".encode("utf-8", "replace")))
+def test_any_bytes_as_a_lab_grid_or_parameters_file_give_a_scenario_error(data):
+    for load in (load_lab, load_grid, load_parameters):
+        try:
+            load(data)
+        except ScenarioError as e:
+            assert "\n" not in str(e)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=600))
+def test_any_bytes_as_a_run_log_give_a_log_error(tmp_path, data):
+    from simleague.recorder import LogError, read_log
+    for name in ("any.jsonl", "any.jsonl.gz"):
+        path = tmp_path / name
+        path.write_bytes(data)
+        try:
+            read_log(path)
+        except LogError as e:
+            assert "\n" not in str(e)
