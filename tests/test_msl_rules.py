@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 from simleague.msl.buffer import Snapshot, StateBuffer, TimeOrderError, mirror
 from simleague.msl.messages import (MAX_LINE, Ball, LineSplitter, ProtocolError, Request, Robot, State,
                                     decode_pauser, decode_team, encode, schema)
-from simleague.msl.middleware import Match
+from simleague.msl.exchange import Match
 from simleague.msl.rules import BallArbiter, SyncState, TimeSync
 
 PI = math.pi

@@ -1,8 +1,8 @@
 """The match middleware (thesis 5.3): shares robot and ball states between two teams' simulators
 and keeps their simulation times together by having pausers pause the one that runs ahead.
 
-:class:`Match` is the pure core (buffers, ball arbitration, time synchronisation); :class:`Middleware`
-is the asyncio TCP server around it: initialisation (two pausers, then two teams, then a start signal
+:class:`~simleague.msl.exchange.Match` is the pure core (buffers, ball arbitration, time
+synchronisation); :class:`Middleware` is the asyncio TCP server around it: initialisation (two pausers, then two teams, then a start signal
 to both), then alternating communication phases (every message that arrived from either team is
 handled, taken in turns so neither team starves the other) and time-synchronisation phases.
 
@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
-import numpy as np
 
-from .buffer import Snapshot, StateBuffer, TimeOrderError, mirror
+from .buffer import TimeOrderError
+from .exchange import Match, other
 from .messages import (MAX_LINE, SIDES, Command, Error, Hello, LineSplitter, PauserHello, ProtocolError,
-                       Reply, Report, Request, Start, State, decode_pauser, decode_team, encode)
-from .rules import BallArbiter, TimeSync, Transition
+                       Report, Request, Start, State, decode_pauser, decode_team, encode)
 
 log = logging.getLogger("simleague.msl.middleware")
 
@@ -42,59 +41,6 @@ MAX_TEAM_MESSAGES = 1000        # messages a second read from one team; beyond, 
 MAX_LOG_BYTES = 64 << 20        # of per-message events in the event log; then only the others
 #: Bytes read from a socket at a time.
 READ_CHUNK = 64 * 1024
-
-
-def other(side: str) -> str:
-    """The opposing side."""
-    return SIDES[1] if side == SIDES[0] else SIDES[0]
-
-
-class Match:
-    """The middleware's state for one match, without any I/O.
-
-    ``buffer`` is N of thesis 4.2; ``eps1``/``eps2`` the thresholds of 4.3 (s); ``seed`` seeds the
-    draw that settles an exact tie in ball arbitration. Raises ValueError on bad settings.
-    """
-
-    def __init__(self, buffer: int = 25, eps1: float = 0.2, eps2: float = 0.05, seed: int = 0):
-        self.buffers = {side: StateBuffer(buffer) for side in SIDES}
-        self.arbiter = BallArbiter(np.random.default_rng(seed))
-        self.sync = TimeSync(eps1, eps2)
-        self.times: dict[str, float] = {}
-
-    def note_time(self, side: str, t: float) -> None:
-        """Remember the latest simulation time a side reported (by a state or a request)."""
-        if t > self.times.get(side, -1.0):
-            self.times[side] = t
-
-    def on_state(self, side: str, state: State) -> str:
-        """Store a state. Returns the side whose ball is used afterwards. Raises TimeOrderError
-        (time not increasing) or ValueError (repeated robot ids); nothing is stored then."""
-        self.buffers[side].push(Snapshot.from_state(state))
-        self.note_time(side, state.t)
-        latest = {s: b.newest for s, b in self.buffers.items() if b.newest is not None}
-        return self.arbiter.update(latest)
-
-    def on_request(self, side: str, request: Request) -> Reply:
-        """The opponent's robots and the chosen ball at the asking time, in the asker's frame.
-        Raises LookupError if the opponent (or the chosen ball's team) has sent no state yet."""
-        self.note_time(side, request.t)
-        opponent = other(side)
-        if not len(self.buffers[opponent]):
-            raise LookupError(f"no state from the {opponent} team yet")
-        snapshot, estimate = self.buffers[opponent].at(request.t)
-        theirs = mirror(snapshot)
-        ball_side = self.arbiter.side
-        if not len(self.buffers[ball_side]):
-            ball_side = opponent  # the asker has sent nothing yet: the only ball there is
-        ball = theirs if ball_side == opponent else self.buffers[side].at(request.t)[0]
-        return Reply(request.t, theirs.robot_messages(), [ball.ball_message()], ball_side, estimate)
-
-    def synchronise(self) -> Transition | None:
-        """The time-synchronisation phase: None until both sides reported a time."""
-        if len(self.times) < 2:
-            return None
-        return self.sync.update(self.times[SIDES[0]], self.times[SIDES[1]])
 
 
 class EventLog:
