@@ -81,11 +81,10 @@ def test_a_long_name_is_truncated_with_a_warning(tmp_path):
     (lambda d: d["players"].pop("1"), "players", "numbered 1 in this order, not 2"),
     (lambda d: d.update(players={"2": d["players"]["2"], "1": d["players"]["1"]}), "players", "1, 2 in this order"),
     (lambda d: d["players"].update({"3": PLAYER, "4": PLAYER, "5": PLAYER}), "players", "the kid size league allows 4"),
-    (lambda d: d.update(players={}), "players", "at least one player"),
     (lambda d: d["players"]["2"].update(robotModelName="b"), "players.2", "either proto (v1.0a) or robotModelName"),
     (lambda d: d["players"]["2"].pop("proto"), "players.2", "either proto (v1.0a) or robotModelName"),
-    (lambda d: d["players"]["1"]["reentryStartingPose"].update(rotation=[0, 1, 0, 0.3]),
-     "players.1.reentryStartingPose.rotation", "only rotations about the z axis"),
+    (lambda d: d["players"]["1"]["reentryStartingPose"].update(rotation=[0, 0, 0, 0.3]),
+     "players.1.reentryStartingPose.rotation", "a rotation of 0.3 about the axis [0, 0, 0]"),
     (lambda d: d["players"]["1"]["halfTimeStartingPose"].update(translation=[1, 2]),
      "players.1.halfTimeStartingPose.translation", "[x, y, z] (3 numbers) expected"),
     (lambda d: d["players"]["1"]["halfTimeStartingPose"].update(rotation="up"),
@@ -184,3 +183,16 @@ def test_any_bytes_as_a_team_or_game_file_give_a_config_error(tmp_path, data):
             load(path)
         except ConfigError as e:
             assert "\n" not in str(e)
+
+
+def test_tilted_poses_give_their_heading_and_a_team_may_have_no_players(tmp_path):
+    from simleague.vhsc.config import Pose
+    assert Pose(translation=(0, 0, 0), rotation=(0, 0, 1, 1.57)).yaw == pytest.approx(1.57)
+    assert Pose(translation=(0, 0, 0), rotation=(0, 0, -1, 1.57)).yaw == pytest.approx(-1.57)
+    lying = Pose(translation=(0, 0, 0), rotation=(-0.57735, -0.57735, -0.57735, 2.0944))    # x -> z: no heading
+    assert lying.yaw == pytest.approx(0.0, abs=1e-3)
+    assert Pose(translation=(0, 0, 0), rotation=(0, 1, 0, 0.5)).yaw == pytest.approx(0.0, abs=1e-9)
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"name": "Nobody", "players": {}}))
+    team, _ = load_team(path)
+    assert team.players == {}

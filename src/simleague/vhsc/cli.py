@@ -234,6 +234,41 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
     print(report.line())
 
 
+@app.command("referee-test")
+def vhsc_referee_test(paths: list[Path] = typer.Argument(..., help="Scenario folders, or folders holding them."),
+                      models: list[Path] = ModelsOpt):
+    """Run the league's referee test scenarios (test_scenario.json with its game.json) on our
+    referee: a line per test and per scenario, then the totals; exit 1 if a test failed."""
+    from .scenario import ScenarioError, find_scenarios, run_scenario
+
+    folders = find_scenarios(list(paths))
+    if not folders:
+        fail(f"no test_scenario.json at or under {', '.join(map(str, paths))}")
+    passed_scenarios, passed, failed, told = 0, 0, 0, set()
+    for folder in folders:
+        try:
+            result = run_scenario(folder, list(models or []))
+        except ScenarioError as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            failed += 1
+            print(f"scenario {folder}: not run")
+            continue
+        for note in result.notes:
+            if note not in told:
+                err.print(f"note: {note}", highlight=False)
+                told.add(note)
+        for name, ok, why in result.tests:
+            print(f"  {'passed' if ok else 'FAILED'}: {name}" + ("" if ok else f" ({why})"))
+        passed += sum(ok for _, ok, _ in result.tests)
+        failed += sum(not ok for _, ok, _ in result.tests)
+        passed_scenarios += result.passed
+        print(f"scenario {folder}: {'passed' if result.passed else 'failed'}")
+    print(f"scenarios: {passed_scenarios} of {len(folders)} passed")
+    print(f"{passed} passed, {failed} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
 @app.command("replay")
 def vhsc_replay(log: Path = typer.Argument(..., help="A run log (vhsc match or serve --log FILE)."),
                 web: int = typer.Option(8080, "--web", **PORT, help="TCP port of the web viewer (0: any free port)."),

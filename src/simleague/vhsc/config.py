@@ -43,7 +43,7 @@ class ConfigError(ValueError):
 
 class Pose(BaseModel):
     """Where a robot is put: ``translation`` [x, y, z] m and ``rotation`` [ax, ay, az, angle]
-    (axis and radians); only rotations about the z axis are supported (seed 000)."""
+    (axis and radians); robots are put upright with the rotation's heading (:attr:`yaw`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     translation: tuple[float, float, float]
@@ -58,16 +58,26 @@ class Pose(BaseModel):
 
     @field_validator("rotation")
     @classmethod
-    def _about_z(cls, rotation):
+    def _axis(cls, rotation):
         ax, ay, az, angle = rotation
-        if angle != 0 and (abs(ax) > 1e-6 or abs(ay) > 1e-6 or abs(az) < 1e-6):
-            raise ValueError(f"only rotations about the z axis are supported, not the axis [{ax}, {ay}, {az}]")
+        if angle != 0 and math.hypot(ax, ay, az) < 1e-9:
+            raise ValueError(f"a rotation of {angle} about the axis [0, 0, 0]")
         return rotation
 
     @property
     def yaw(self) -> float:
-        """The heading, radians counter-clockwise about +z."""
-        return math.copysign(self.rotation[3], self.rotation[2]) if self.rotation[3] else 0.0
+        """The heading, radians counter-clockwise about +z: where the rotation turns the x axis,
+        seen from above (a robot is placed upright with it; the league's test files also tilt
+        poses, which the original's robots would lie down in)."""
+        ax, ay, az, angle = self.rotation
+        if not angle:
+            return 0.0
+        n = math.hypot(ax, ay, az)
+        ax, ay, az = ax / n, ay / n, az / n
+        c, s = math.cos(angle), math.sin(angle)
+        x = c + ax * ax * (1 - c)                        # the rotated x axis (Rodrigues), x and y
+        y = ay * ax * (1 - c) + az * s
+        return math.atan2(y, x) if math.hypot(x, y) > 1e-3 else 0.0     # x axis (nearly) vertical: none
 
     def mirrored(self) -> Pose:
         """The pose seen by the team playing on the right: x -> -x, heading -> pi - heading
@@ -159,8 +169,6 @@ def parse_team(data, source: str = "<team>", league: str = "kid") -> tuple[TeamC
         if len(keys) > TEAM_SIZES[league]:
             raise ConfigError(f"{source}: players: {len(keys)} players; the {league} size league allows "
                               f"{TEAM_SIZES[league]}")
-        if not keys:
-            raise ConfigError(f"{source}: players: a team needs at least one player")
     try:
         team = TeamConfig.model_validate(data)
     except ValidationError as e:

@@ -13,7 +13,8 @@ its team file ``config`` (relative to the game file), the client addresses allow
 ports (``hosts``) and those ports, player 1 first (``ports``); ``maximum_real_time_factor`` (0: as
 fast as possible), ``minimum_real_time_factor``, ``record_simulation`` (a file: here our run
 log). The referee's other fields (``host``, ``press_a_key_to_terminate``, ``use_bouncing_server``,
-``supervisor``) are accepted and have no effect. An unknown field or a wrong value raises
+``supervisor``, ``game_controller_extra_args``) are accepted and have no effect. An unknown field
+or a wrong value raises
 :class:`~simleague.vhsc.config.ConfigError` naming the file and the JSON path.
 """
 
@@ -72,6 +73,7 @@ class GameConfig(BaseModel):
     press_a_key_to_terminate: bool = False
     use_bouncing_server: bool = False
     supervisor: str | None = None
+    game_controller_extra_args: list[str] | None = None
     red: GameTeam
     blue: GameTeam
 
@@ -131,7 +133,10 @@ def load_game(path: str | Path) -> Game:
     teams, warnings = {}, []
     for colour in ("red", "blue"):
         entry = getattr(config, colour)
-        team, notes = load_team(path.parent / entry.config, league)
+        team_file = path.parent / entry.config
+        if not team_file.is_file() and (path.parent / Path(entry.config).name).is_file():
+            team_file = path.parent / Path(entry.config).name     # the league's test folders name their team
+        team, notes = load_team(team_file, league)                 # files from the referee's folder
         if entry.ports and len(entry.ports) < len(team.players):
             raise ConfigError(f"{path}: {colour}.ports: {len(entry.ports)} ports for {len(team.players)} players")
         teams[colour] = team

@@ -1,0 +1,349 @@
+"""Referee test scenarios in the league's format (issue 31; the league's simulator repository,
+controllers/test_supervisor): a folder with ``game.json``, its team files and
+``test_scenario.json``, a list of events
+
+    {"description": "...", "timing": {"time": 5.0 | [start, end], "clock_type": "Simulated",
+                                      "state": "READY", "state_count": 1,
+                                      "secondary_state": "CORNERKICK", "phase": 0},
+     "actions": [{"target": "RED_PLAYER_1" | "BALL", "position": [x, y, z],
+                  "orientation": [ax, ay, az, angle], "force": [fx, fy, fz], "velocity": [...]}],
+     "tests": [{"name": "...", "target": ..., "position": [...], "abs_tol": 0.03, "state": "PLAYING",
+                "secondary_state": ..., "secondary_team_id": ..., "secondary_phase": ..., "penalty": 34,
+                "score": 1, "kick_off_team": 4, "warnings": ..., "yellow_cards": ..., "red_cards": ...}]}
+
+As the league's test supervisor: an event's time counts from the n-th start (``state_count``) of
+its game state (or secondary state and phase), else from the start; a time point is carried out
+once, after that time, an interval on every step inside it; tests run before actions. Here the
+supervisor moves the ball and robots in our world and reads our referee's GameController data.
+Differences, stated: "System" clocks run on simulated time (no real-time waits); positions are
+compared in x and y (the robots' reference points differ in height); a force acts on the ball
+for one basic step (Webots' ``addForce``); a test whose event never became active fails ("never
+checked"). :func:`run_scenario` raises :class:`ScenarioError` for a scenario it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..soccer.models import ModelError, find_model
+from .config import ConfigError
+from .game import load_game
+from .gamecontroller import STATES
+from .referee import HumanoidReferee
+from .robot import BASIC_STEP_MS
+from .server import apply_actions, field_view
+from .setup import BUILT_IN_MODELS, DEFAULT_MODEL, MARKINGS, build
+
+SECONDARY_STATES = ("NORMAL", "PENALTYSHOOT", "OVERTIME", "TIMEOUT", "DIRECT_FREEKICK", "INDIRECT_FREEKICK",
+                    "PENALTYKICK", "CORNERKICK", "GOALKICK", "THROWIN")
+POS_ABS_TOL = 0.03              # m, the league's default tolerance on positions
+READY_TIME, SET_TIME = 45.0, 5.0  # s: the GameController's ready and set states (humanoid league)
+MAX_SIMULATED = 1800.0          # s: a scenario that has not finished by then stops
+MAX_EVENTS = 1000
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be read; ``str()`` names the file and what is wrong."""
+
+
+@dataclass
+class Timing:
+    """When an event is active (see the module's text)."""
+
+    start: float
+    end: float | None                  # None: a time point
+    state: str | None = None
+    state_count: int = 1
+    secondary_state: str | None = None
+    phase: int | None = None
+
+
+@dataclass
+class Event:
+    """Tests (dicts as written) and actions (dicts as written) at a :class:`Timing`."""
+
+    timing: Timing
+    tests: list[dict]
+    actions: list[dict]
+    done: bool = False
+    checked: set = field(default_factory=set)   # indices of tests performed at least once
+    failed: dict = field(default_factory=dict)  # index -> the first failure's text
+
+
+@dataclass
+class ScenarioResult:
+    """A scenario's outcome: its ``name`` and per test (name, passed, why it failed)."""
+
+    name: str
+    tests: list[tuple[str, bool, str]]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(ok for _, ok, _ in self.tests)
+
+
+def _timing(data: dict, where: str) -> Timing:
+    t = data.get("time")
+    state = data.get("state")
+    if state is not None and state not in STATES_UPPER:
+        raise ScenarioError(f"{where}: timing.state {state!r} is not one of {', '.join(STATES_UPPER)}")
+    if isinstance(t, (int, float)) and not isinstance(t, bool):
+        start, end = float(t), None
+    elif isinstance(t, list) and len(t) == 2 and all(isinstance(v, (int, float)) for v in t):
+        start, end = float(t[0]), float(t[1])
+    else:
+        raise ScenarioError(f"{where}: timing.time must be a number or [start, end]")
+    if data.get("clock_type", "Simulated") not in ("Simulated", "System"):
+        raise ScenarioError(f"{where}: timing.clock_type must be Simulated or System")
+    return Timing(start, end, state, int(data.get("state_count", 1)), data.get("secondary_state"),
+                  data.get("phase"))
+
+
+STATES_UPPER = [s.upper() for s in STATES]
+
+
+def load_events(path: Path) -> list[Event]:
+    """The events of a ``test_scenario.json``. Raises :class:`ScenarioError`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ScenarioError(f"{path}: cannot read it: {e}") from None
+    if not isinstance(data, list) or len(data) > MAX_EVENTS:
+        raise ScenarioError(f"{path}: a list of at most {MAX_EVENTS} events expected")
+    events = []
+    for n, item in enumerate(data):
+        where = f"{path}: event {n}"
+        if not isinstance(item, dict) or not isinstance(item.get("timing"), dict):
+            raise ScenarioError(f"{where}: an object with a timing expected")
+        tests, actions = item.get("tests", []), item.get("actions", [])
+        if not all(isinstance(t, dict) and "name" in t for t in tests):
+            raise ScenarioError(f"{where}: every test needs a name")
+        if not all(isinstance(a, dict) and "target" in a for a in actions):
+            raise ScenarioError(f"{where}: every action needs a target")
+        events.append(Event(_timing(item["timing"], where), tests, actions))
+    return events
+
+
+class _Status:
+    """When each game state and secondary state (with phase) began, in simulated seconds."""
+
+    def __init__(self):
+        self.starts: dict[str, list[float]] = {}
+        self.secondary_starts: dict[tuple[str, int], list[float]] = {}
+        self.last: tuple | None = None
+
+    def update(self, now: float, state: str, secondary: str, phase: int) -> None:
+        if self.last is None or self.last[0] != state:
+            self.starts.setdefault(state, []).append(now)
+        if self.last is None or self.last[1:] != (secondary, phase):
+            self.secondary_starts.setdefault((secondary, phase), []).append(now)
+        self.last = (state, secondary, phase)
+
+    def elapsed(self, timing: Timing, now: float) -> float | None:
+        """Seconds since the event's reference (None: not reached yet)."""
+        if timing.state is not None:
+            starts = self.starts.get(timing.state, [])
+        elif timing.secondary_state is not None:
+            starts = self.secondary_starts.get((timing.secondary_state, timing.phase or 0), [])
+        else:
+            return now
+        return now - starts[timing.state_count - 1] if len(starts) >= timing.state_count else None
+
+
+class _Table:
+    """The world and referee a scenario runs on, with the supervisor's reads and moves."""
+
+    def __init__(self, folder: Path, models: list[Path], notes: list[str]):
+        try:
+            game = load_game(folder / "game.json")
+        except ConfigError as e:
+            raise ScenarioError(str(e)) from None
+        config = game.config
+        directories = [*models, BUILT_IN_MODELS]
+        teams = {}
+        for colour, team in game.teams.items():
+            players = {}
+            for number, player in team.players.items():
+                try:
+                    find_model(player.model, directories)
+                except ModelError:
+                    if player.model not in {n.split(" ")[0] for n in notes}:
+                        notes.append(f"{player.model} replaced by our {DEFAULT_MODEL} robot (not found)")
+                    player = player.model_copy(update={"proto": DEFAULT_MODEL, "robot_model_name": None})
+                players[number] = player
+            teams[colour] = team.model_copy(update={"players": players})
+        left = config.side_left if config.side_left != "random" else "red"
+        kick_off = config.kickoff if config.kickoff != "random" else "red"
+        league = config.league.lower()
+        self.match = build(teams["red"], teams["blue"], models, league=league, left=left)
+        self.numbers = {"red": config.red.id, "blue": config.blue.id}
+        self.referee = HumanoidReferee(self.match.world.rules, self.match.sessions, self.match.teams, self.numbers,
+                                       left, kick_off, ready_time=READY_TIME, set_time=SET_TIME,
+                                       overtime=config.type == "KNOCKOUT", goal_area=MARKINGS[league].goal_area)
+        self.apply(self.referee.start(self.view()))
+
+    def view(self):
+        return field_view(self.match.world, self.match.sessions)
+
+    def apply(self, actions) -> None:
+        apply_actions(self.match.world, self.match.sessions, actions)
+
+    def step(self) -> None:
+        self.match.world.step()
+        self.apply(self.referee.step(BASIC_STEP_MS / 1000, self.view()))
+
+    def player(self, target: str) -> tuple[str, int] | None:
+        parts = target.lower().split("_")
+        if len(parts) == 3 and parts[0] in ("red", "blue") and parts[1] == "player" and parts[2].isdigit():
+            key = (parts[0], int(parts[2]))
+            return key if key in self.match.sessions else None
+        return None
+
+    # -------------------------------------------------------------------------- actions
+    def act(self, action: dict) -> str | None:
+        """Carry out one action; returns why it could not be."""
+        target, world = action["target"], self.match.world
+        position, force, velocity = action.get("position"), action.get("force"), action.get("velocity")
+        if target == "BALL":
+            ball, speed = world.ball()
+            place = list(position) if position is not None else list(ball)
+            v = list(velocity[:3]) if velocity is not None else ([0.0, 0.0, 0.0] if position is not None else list(speed))
+            if force is not None:
+                dt = BASIC_STEP_MS / 1000
+                v = [v[i] + force[i] * dt / world.rules.ball_mass for i in range(3)]
+            world.place_ball(place, v)
+            return None
+        key = self.player(target)
+        if key is None:
+            return f"no robot {target}"
+        rid = self.match.sessions[key].rid
+        (x, y, _), yaw = world.pose(rid)
+        if position is not None:
+            x, y = position[0], position[1]
+        orientation = action.get("orientation")
+        if orientation is not None:
+            ax, ay, az, angle = orientation
+            yaw = math.copysign(angle, az) if abs(az) > 1e-6 else yaw
+        if position is not None or orientation is not None:
+            world.place_robot(rid, x, y, yaw)
+        return None
+
+    # -------------------------------------------------------------------------- tests
+    def check(self, test: dict) -> str | None:
+        """Perform one test now; returns the failure's text or None."""
+        referee, world = self.referee, self.match.world
+        problems = []
+        target = test.get("target")
+        data = referee.game_data(0)
+        if "position" in test:
+            if target == "BALL":
+                where = world.ball()[0]
+            elif (key := self.player(target or "")) is not None:
+                where = world.pose(self.match.sessions[key].rid)[0]
+            else:
+                return f"no target {target} to test the position of"
+            want, tol = test["position"], float(test.get("abs_tol", POS_ABS_TOL))
+            if abs(where[0] - want[0]) > tol or abs(where[1] - want[1]) > tol:
+                problems.append(f"position: expected {want[:2]}, got [{where[0]:.3f}, {where[1]:.3f}]")
+        if "state" in test and STATES_UPPER[referee.state] != test["state"]:
+            problems.append(f"state: expected {test['state']}, got {STATES_UPPER[referee.state]}")
+        if "secondary_state" in test and SECONDARY_STATES[referee.secondary] != test["secondary_state"]:
+            problems.append(f"secondary state: expected {test['secondary_state']}, "
+                            f"got {SECONDARY_STATES[referee.secondary]}")
+        if "secondary_team_id" in test and data.secondary_state_info[0] != test["secondary_team_id"]:
+            problems.append(f"secondary team: expected {test['secondary_team_id']}, got {data.secondary_state_info[0]}")
+        if "secondary_phase" in test and data.secondary_state_info[1] != test["secondary_phase"]:
+            problems.append(f"secondary phase: expected {test['secondary_phase']}, got {data.secondary_state_info[1]}")
+        if "kick_off_team" in test and data.kick_off_team != test["kick_off_team"]:
+            problems.append(f"kick-off team: expected {test['kick_off_team']}, got {data.kick_off_team}")
+        for name in ("penalty", "warnings", "yellow_cards", "red_cards", "score"):
+            if name not in test:
+                continue
+            got = self._gc_value(target, name)
+            if got is None:
+                return f"no target {target} for {name}"
+            if got != test[name]:
+                problems.append(f"{name} of {target}: expected {test[name]}, got {got}")
+        return "; ".join(problems) or None
+
+    def _gc_value(self, target: str | None, name: str):
+        parts = (target or "").lower().split("_")
+        if not parts or parts[0] not in ("red", "blue"):
+            return None
+        colour = parts[0]
+        if name == "score":
+            return self.referee.score[colour]
+        key = self.player(target)
+        if key is None:
+            return None
+        info = self.referee.players[key].info
+        return {"penalty": info.penalty, "warnings": getattr(info, "warnings", 0),
+                "yellow_cards": info.yellow_cards, "red_cards": info.red_cards}[name]
+
+
+def run_scenario(folder: str | Path, models: list[Path] | None = None) -> ScenarioResult:
+    """Run the scenario in ``folder`` on our referee and world. Raises :class:`ScenarioError`."""
+    folder = Path(folder)
+    events = load_events(folder / "test_scenario.json")
+    notes: list[str] = []
+    table = _Table(folder, list(models or []), notes)
+    status = _Status()
+    dt = BASIC_STEP_MS / 1000
+    now = 0.0
+    while now < MAX_SIMULATED and not all(e.done for e in events):
+        referee = table.referee
+        status.update(now, STATES_UPPER[referee.state], SECONDARY_STATES[referee.secondary],
+                      referee.phase if referee.secondary not in (0, 2) else 0)
+        for event in events:
+            if event.done:
+                continue
+            t = status.elapsed(event.timing, now)
+            if t is None:
+                continue
+            timing = event.timing
+            end = timing.end if timing.end is not None else timing.start
+            if t > timing.start and t <= end + (dt if timing.end is None else 0.0):
+                for n, test in enumerate(event.tests):
+                    event.checked.add(n)
+                    if n not in event.failed:
+                        problem = table.check(test)
+                        if problem:
+                            event.failed[n] = f"{problem} (at {now:.2f} s)"
+                for action in event.actions:
+                    problem = table.act(action)
+                    if problem:
+                        notes.append(f"action on {action['target']}: {problem}")
+                if timing.end is None:
+                    event.done = True
+            if timing.end is not None and t > timing.end:
+                event.done = True
+        if referee.game_over:
+            break
+        table.step()
+        now += dt
+    results = []
+    for event in events:
+        for n, test in enumerate(event.tests):
+            if n in event.failed:
+                results.append((test["name"], False, event.failed[n]))
+            elif n not in event.checked:
+                reference = event.timing.state or event.timing.secondary_state or "the start"
+                results.append((test["name"], False, f"never checked: {reference} not reached"))
+            else:
+                results.append((test["name"], True, ""))
+    return ScenarioResult(folder.name, results, notes)
+
+
+def find_scenarios(paths: list[Path]) -> list[Path]:
+    """Every folder holding a ``test_scenario.json`` at or under ``paths``, sorted."""
+    found = []
+    for path in paths:
+        if (path / "test_scenario.json").is_file():
+            found.append(path)
+        elif path.is_dir():
+            found += sorted(p.parent for p in path.rglob("test_scenario.json"))
+    return found

@@ -1,0 +1,49 @@
+"""Referee test scenarios in the league's format, run by ``simleague vhsc referee-test`` (issue 31):
+our own scenario files in tests/scenarios (one per rule the referee has), a failing test reported
+with what was expected and what came, an event that never becomes active reported as such."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from simleague.vhsc.scenario import run_scenario
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def referee_test(*paths):
+    return subprocess.run([sys.executable, "-m", "simleague", "vhsc", "referee-test", *map(str, paths)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_our_scenarios_pass_with_a_line_per_test_and_scenario():
+    done = referee_test(SCENARIOS)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-2:] == ["scenarios: 3 of 3 passed", "17 passed, 0 failed"]
+    assert "  passed: a throw-in for blue" in lines and f"scenario {SCENARIOS / 'goal'}: passed" in lines
+
+
+def test_a_failing_test_says_what_was_expected_and_what_came(tmp_path, monkeypatch):
+    folder = tmp_path / "wrong"
+    shutil.copytree(SCENARIOS / "goal", folder)
+    events = json.loads((folder / "test_scenario.json").read_text())
+    events[-1]["tests"][0]["score"] = 2                                   # red scored once, not twice
+    (folder / "test_scenario.json").write_text(json.dumps(events))
+    done = referee_test(folder)
+    assert done.returncode == 1 and "FAILED: red scored (score of RED: expected 2, got 1" in done.stdout
+    assert done.stdout.splitlines()[-2:] == ["scenarios: 0 of 1 passed", "6 passed, 1 failed"]
+    events.append({"timing": {"time": 1.0, "secondary_state": "PENALTYKICK"},
+                   "tests": [{"name": "never", "state": "PLAYING"}]})
+    (folder / "test_scenario.json").write_text(json.dumps(events))
+    monkeypatch.setattr("simleague.vhsc.scenario.MAX_SIMULATED", 70.0)   # the run stops there
+    failed = {name: why for name, ok, why in run_scenario(folder).tests if not ok}
+    assert failed["red scored"].startswith("score of RED: expected 2, got 1")
+    assert failed["never"] == "never checked: PENALTYKICK not reached"
+
+
+def test_a_folder_without_scenarios_is_a_one_line_error(tmp_path):
+    done = referee_test(tmp_path)
+    assert done.returncode == 2 and "no test_scenario.json" in done.stderr and "Traceback" not in done.stderr
