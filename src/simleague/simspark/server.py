@@ -143,12 +143,19 @@ class SimSparkServer:
             server.close()
         for client in self.agents + self.monitors:
             self._drop(client, None)
-        # the connections are closed: each reading task sees the end of its stream and returns
-        handlers = [t for t in self._handlers if t is not asyncio.current_task() and not t.done()]
-        if handlers:
+        # the connections are closed: each reading task sees the end of its stream and returns;
+        # one still running after 2 s is cancelled and awaited, so that none is left for the
+        # loop's end (a connection accepted meanwhile is dropped the same way)
+        for _ in range(2):
+            handlers = [t for t in self._handlers if t is not asyncio.current_task() and not t.done()]
+            if not handlers:
+                break
             _, late = await asyncio.wait(handlers, timeout=2.0)
             for task in late:
                 task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+            for client in self.agents + self.monitors:
+                self._drop(client, None)
         for server in self._servers:
             await server.wait_closed()
 
