@@ -76,7 +76,9 @@ class MiddlewareProcess:
         self.team_port, self.pauser_port = ports["teamPort"], ports["pauserPort"]
 
     def events(self, kind: str | None = None) -> list[dict]:
-        evs = [json.loads(x) for x in self.log.read_text().splitlines()]
+        """The log's events so far (a line the middleware is still writing is left for later)."""
+        complete = self.log.read_text().split("\n")[:-1]
+        evs = [json.loads(x) for x in complete if x]
         return [e for e in evs if kind is None or e["ev"] == kind]
 
     def wait_event(self, kind: str, timeout: float = 5.0, **match) -> dict:
