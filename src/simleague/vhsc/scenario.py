@@ -41,6 +41,11 @@ SECONDARY_STATES = ("NORMAL", "PENALTYSHOOT", "OVERTIME", "TIMEOUT", "DIRECT_FRE
                     "PENALTYKICK", "CORNERKICK", "GOALKICK", "THROWIN")
 POS_ABS_TOL = 0.03              # m, the league's default tolerance on positions
 READY_TIME, SET_TIME = 45.0, 5.0  # s: the GameController's ready and set states (humanoid league)
+# the league's referee configuration (referee_config.yaml): INITIAL before the first READY (5 s when
+# the game runs as fast as possible), the half-time break (2 s then), a set play's phases 0 and 1
+INITIAL_TIME, INITIAL_TIME_FAST = 120.0, 5.0
+BREAK_TIME, BREAK_TIME_FAST = 15.0, 2.0
+SET_PLAY_TIMES = (5.0, 15.0)
 MAX_SIMULATED = 1800.0          # s: a scenario that has not finished by then stops
 MAX_EVENTS = 1000
 
@@ -181,10 +186,19 @@ class _Table:
         league = config.league.lower()
         self.match = build(teams["red"], teams["blue"], models, league=league, left=left)
         self.numbers = {"red": config.red.id, "blue": config.blue.id}
+        fast = config.maximum_real_time_factor <= 0
         self.referee = HumanoidReferee(self.match.world.rules, self.match.sessions, self.match.teams, self.numbers,
                                        left, kick_off, ready_time=READY_TIME, set_time=SET_TIME,
-                                       overtime=config.type == "KNOCKOUT", goal_area=MARKINGS[league].goal_area)
-        self.apply(self.referee.start(self.view()))
+                                       overtime=config.type == "KNOCKOUT", goal_area=MARKINGS[league].goal_area,
+                                       break_time=BREAK_TIME_FAST if fast else BREAK_TIME,
+                                       set_play_times=SET_PLAY_TIMES)
+        self.initial_time = INITIAL_TIME_FAST if fast else INITIAL_TIME
+        self.clock = 0.0
+
+    def start_when_due(self) -> None:
+        """The referee leaves INITIAL once the league's initial wait is over."""
+        if self.referee.state == 0 and self.clock >= self.initial_time - 1e-9:
+            self.apply(self.referee.start(self.view()))
 
     def view(self):
         return field_view(self.match.world, self.match.sessions)
@@ -195,6 +209,8 @@ class _Table:
     def step(self) -> None:
         self.match.world.step()
         self.apply(self.referee.step(BASIC_STEP_MS / 1000, self.view()))
+        self.clock += BASIC_STEP_MS / 1000
+        self.start_when_due()
 
     def player(self, target: str) -> tuple[str, int] | None:
         parts = target.lower().split("_")
