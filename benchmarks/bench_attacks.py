@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import socket
-import struct
 import subprocess
 import sys
 import threading
@@ -26,8 +25,9 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from simleague.ciberrato import messages as CM  # noqa: E402
+from simleague.simspark.client import AgentClient  # noqa: E402
 from simleague.vhsc.client import RobotClient  # noqa: E402
+from simleague.wire.framing import encode  # noqa: E402
 
 
 def free_port(kind=socket.SOCK_STREAM) -> int:
@@ -149,35 +149,14 @@ def ciberrato(seconds: float) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------ SimSpark
-def _frame(text: bytes) -> bytes:
-    return struct.pack(">I", len(text)) + text
-
-
-def _read_frame(s: socket.socket) -> bytes:
-    head = b""
-    while len(head) < 4:
-        head += s.recv(4 - len(head))
-    (n,) = struct.unpack(">I", head)
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("closed")
-        data += chunk
-    return data
-
-
 def simspark(seconds: float) -> list[dict]:
     agent_port, monitor_port = free_port(), free_port()
     rows = []
     with process("simspark", "serve", "--agent-port", str(agent_port), "--monitor-port", str(monitor_port),
                  "--no-realtime", wait_port=agent_port) as proc:
-        good = socket.create_connection(("127.0.0.1", agent_port))
-        good.sendall(_frame(b"(scene rsg/agent/nao/nao_hetero.rsg 0)"))
-
-        def step():
-            _read_frame(good)
-        rate = Rate(step)
+        good = AgentClient("127.0.0.1", agent_port)
+        good.scene(0)
+        rate = Rate(good.receive_text)
 
         def silent_monitors(stop):
             held = []
@@ -195,7 +174,7 @@ def simspark(seconds: float) -> list[dict]:
 
         def trainer_flood(stop):
             s = socket.create_connection(("127.0.0.1", monitor_port))
-            burst = _frame(b"(playMode BeforeKickOff)") * 500
+            burst = encode(b"(playMode BeforeKickOff)") * 500
             s.settimeout(0.5)
             while not stop.is_set():
                 try:
@@ -207,7 +186,7 @@ def simspark(seconds: float) -> list[dict]:
         def join_leave(stop):
             while not stop.is_set():
                 s = socket.create_connection(("127.0.0.1", agent_port))
-                s.sendall(_frame(b"(scene rsg/agent/nao/nao_hetero.rsg 0)"))
+                s.sendall(encode(b"(scene rsg/agent/nao/nao_hetero.rsg 0)"))
                 time.sleep(0.05)
                 s.close()
 
@@ -215,6 +194,7 @@ def simspark(seconds: float) -> list[dict]:
         rows.append(run_attack("trainer command flood", proc, rate, trainer_flood, seconds))
         rows.append(run_attack("robots joining and leaving, 20 a second", proc, rate, join_leave, seconds))
         rate.stop.set()
+        good.close()
     return rows
 
 
@@ -245,7 +225,7 @@ def vhsc(seconds: float, tmp: Path) -> list[dict]:
         def request_flood(stop):
             client = RobotClient(f"127.0.0.1:{blue_base + 1}")
             data = client.requests(positions={"head_yaw": 0.1}).SerializeToString()
-            burst = (struct.pack(">I", len(data)) + data) * 200
+            burst = encode(data) * 200
             client.sock.settimeout(0.5)
             while not stop.is_set():
                 try:
@@ -258,7 +238,8 @@ def vhsc(seconds: float, tmp: Path) -> list[dict]:
             s = socket.create_connection(("127.0.0.1", blue_base + 2))
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             data = RobotClient.requests(time_steps={"gyro": 8, "accelerometer": 8}).SerializeToString()
-            s.sendall(s.recv(8) and struct.pack(">I", len(data)) + data)
+            s.recv(8)                                            # Welcome
+            s.sendall(encode(data))
             stop.wait()
             s.close()
 
