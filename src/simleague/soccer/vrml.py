@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..wire.json_text import TextFileError, read_text
+
 MAX_PROTO_BYTES = 16 << 20        # one PROTO file
 MAX_PROTO_FILES = 1000            # PROTO files one robot may use
 MAX_DEPTH = 200                   # nested nodes
@@ -367,13 +369,9 @@ def read_proto(path: Path) -> Proto:
     """Read a PROTO file's header, interface and template (not evaluated). Raises
     :class:`ProtoError`."""
     try:
-        if path.stat().st_size > MAX_PROTO_BYTES:
-            raise ProtoError(f"{path}: {path.stat().st_size} bytes; a PROTO file is at most {MAX_PROTO_BYTES}")
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ProtoError(f"{path}: cannot read it: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise ProtoError(f"{path}: not UTF-8 text (byte {e.start})") from None
+        text = read_text(path, "a PROTO file", MAX_PROTO_BYTES)
+    except TextFileError as e:
+        raise ProtoError(str(e)) from None
     externs = {}
     for m in _HEADER.finditer(text):
         target = m.group(1)

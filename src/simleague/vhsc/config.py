@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..wire.json_text import JsonTextError, parse_json
+from ..wire.json_text import JsonTextError, TextFileError, parse_json, read_text
 
 MAX_NAME = 12
 TEAM_SIZES = {"kid": 4, "adult": 2}           # players a team may field per league
@@ -141,16 +141,8 @@ def load_team(path: str | Path, league: str = "kid") -> tuple[TeamConfig, list[s
     if league not in TEAM_SIZES:
         raise ConfigError(f"unknown league {league!r}; one of {', '.join(TEAM_SIZES)}")
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError(f"{path}: {path.stat().st_size} bytes; a team configuration is at most {MAX_FILE_BYTES}")
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read it: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    try:
-        data = parse_json(text, str(path))
-    except JsonTextError as e:
+        data = parse_json(read_text(path, "a team configuration", MAX_FILE_BYTES), str(path))
+    except (TextFileError, JsonTextError) as e:
         raise ConfigError(str(e)) from None
     return parse_team(data, str(path), league)
 

@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..wire.json_text import JsonTextError, parse_json
+from ..wire.json_text import JsonTextError, TextFileError, parse_json, read_text
 from .config import MAX_FILE_BYTES, ConfigError, TeamConfig, _explain, load_team
 
 MAX_HOSTS = 64
@@ -110,15 +110,9 @@ def load_game(path: str | Path) -> Game:
     """Read and check a game file and the team files it names. Raises :class:`ConfigError`."""
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError(f"{path}: {path.stat().st_size} bytes; a game file is at most {MAX_FILE_BYTES}")
-        data = parse_json(path.read_text(encoding="utf-8"), str(path))
-    except JsonTextError as e:
+        data = parse_json(read_text(path, "a game file", MAX_FILE_BYTES), str(path))
+    except (TextFileError, JsonTextError) as e:
         raise ConfigError(str(e)) from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read it: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: (top): a JSON object expected")
     try:

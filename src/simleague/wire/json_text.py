@@ -1,12 +1,32 @@
-"""JSON text from files and clients, read with every failure as one error a person can act on:
-broken syntax (line and column), nesting deeper than the reader can follow, and numbers with more
-digits than Python converts (its 4300-digit limit) all raise :class:`JsonTextError` instead of
-``RecursionError`` or a bare ``ValueError``.
+"""Text and JSON from files and clients, read with every failure as one error a person can act
+on: a file over its size limit, unreadable or not UTF-8 (:func:`read_text`, :class:`TextFileError`);
+broken JSON syntax (line and column), nesting deeper than the reader can follow, and numbers with
+more digits than Python converts (its 4300-digit limit) (:func:`parse_json`, :class:`JsonTextError`)
+instead of ``RecursionError`` or a bare ``ValueError``.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+
+class TextFileError(ValueError):
+    """A file that cannot be read as text; ``str()`` names the file and why."""
+
+
+def read_text(path: Path, what: str, max_bytes: int) -> str:
+    """The UTF-8 text of ``path`` (``what`` it is, e.g. "a PROTO file", for the message), at most
+    ``max_bytes`` bytes. Raises :class:`TextFileError`."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise TextFileError(f"{path}: {size} bytes; {what} is at most {max_bytes}")
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise TextFileError(f"{path}: cannot read it: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise TextFileError(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
 class JsonTextError(ValueError):
