@@ -148,20 +148,26 @@ class _Builder:
         return name
 
     # ------------------------------------------------------------------ bodies
-    def body(self, parent, node: Node, frame: _Frame, joint: Node | None = None, free: bool = False):
-        """A body for Solid-like ``node`` at ``frame`` of ``parent``; its children follow."""
+    def body(self, parent, node: Node, frame: _Frame, free: bool = False):
+        """A body for Solid-like ``node`` at ``frame`` of ``parent`` (welded, or the root with a
+        free joint); its children follow."""
         body = parent.add_body(name=self.unique(node.string("name", "solid")), pos=frame.pos, quat=frame.quat)
         if free:
             body.add_freejoint(name="root")
+        self.fill(body, node, moving=free)
+        return body
+
+    def fill(self, body, node: Node, moving: bool) -> None:
+        """What Solid-like ``node`` puts in its ``body``: bounding geometry, mass, a touch sensor,
+        its children; ``moving`` (a joint or the root) gives it mass even without Physics."""
         bounding = node.node("boundingObject")
         geoms = []
         if bounding is not None:
             self.collision(body, bounding, IDENTITY, geoms)
-        self.physics(body, node, geoms, moving=joint is not None or free)
+        self.physics(body, node, geoms, moving=moving)
         if node.type == "TouchSensor":
             self.touch_sensor(body, node, geoms)
         self.children(body, node.nodes("children"), IDENTITY)
-        return body
 
     def physics(self, body, node: Node, geoms: list, moving: bool) -> None:
         physics = node.node("physics")
@@ -228,14 +234,7 @@ class _Builder:
         to_child = child_frame.inverse() * frame
         for parameters, devices, default_axis in axes:
             self.hinge(body, node, parameters, devices, default_axis, to_child)
-        bounding = end.node("boundingObject")
-        geoms = []
-        if bounding is not None:
-            self.collision(body, bounding, IDENTITY, geoms)
-        self.physics(body, end, geoms, moving=True)
-        if end.type == "TouchSensor":
-            self.touch_sensor(body, end, geoms)
-        self.children(body, end.nodes("children"), IDENTITY)
+        self.fill(body, end, moving=True)
 
     def hinge(self, body, node: Node, parameters: Node | None, devices: list[Node], default_axis, to_child: _Frame):
         p = parameters or Node("HingeJointParameters", {}, node.file, node.line)
