@@ -28,34 +28,30 @@ def _wait_for_records(log, process, seconds=60):
     raise AssertionError("the log did not grow")
 
 
-def test_sigterm_stops_a_server_like_ctrl_c_with_its_log_complete(tmp_path):
+def _serve_then(tmp_path, seconds: float, how: signal.Signals):
+    """A humanoid server writing a run log, sent ``how`` after ``seconds`` of logging; (its exit
+    code, what it said, the log read back, the reader's notes)."""
     log = tmp_path / "game.jsonl.gz"
     server = _serve(tmp_path, log)
     try:
         _wait_for_records(log, server)
-        time.sleep(1.0)
-        server.send_signal(signal.SIGTERM)
+        time.sleep(seconds)
+        server.send_signal(how)
         _, errors = server.communicate(timeout=60)
     finally:
         server.kill()
-    assert server.returncode == 130 and "interrupted" in errors and "Traceback" not in errors
     notes = []
-    header, cycles, _ = read_log(log, "vhsc", notes)
+    return server.returncode, errors, read_log(log, "vhsc", notes), notes
+
+
+def test_sigterm_stops_a_server_like_ctrl_c_with_its_log_complete(tmp_path):
+    code, errors, (header, cycles, _), notes = _serve_then(tmp_path, 1.0, signal.SIGTERM)
+    assert code == 130 and "interrupted" in errors and "Traceback" not in errors
     assert cycles and notes == []                               # a complete gzip stream
 
 
 def test_a_log_whose_writer_was_killed_is_read_up_to_where_it_stops(tmp_path):
-    log = tmp_path / "game.jsonl.gz"
-    server = _serve(tmp_path, log)
-    try:
-        _wait_for_records(log, server)
-        time.sleep(2.0)
-        server.kill()                                           # SIGKILL: nothing is closed
-        server.communicate(timeout=60)
-    finally:
-        server.kill()
-    notes = []
-    header, cycles, _ = read_log(log, "vhsc", notes)
+    _, _, (header, cycles, _), notes = _serve_then(tmp_path, 2.0, signal.SIGKILL)    # nothing is closed
     assert len(cycles) >= 25 and len(notes) == 1 and "stops early" in notes[0]
 
 
