@@ -53,9 +53,11 @@ class Node:
     def_name: str | None = None
 
     def where(self) -> str:
+        """"file:line: Type", the start of every message about this node."""
         return f"{self.file}:{self.line}: {self.type}"
 
     def number(self, name: str, default: float) -> float:
+        """Field ``name`` as one number (``default`` when absent). Raises :class:`ProtoError`."""
         value = self.fields.get(name)
         if value is None:
             return default
@@ -64,6 +66,8 @@ class Node:
         return value[0]
 
     def numbers(self, name: str, count: int | None, default=None) -> list[float] | None:
+        """Field ``name`` as ``count`` numbers (any number for None; ``default`` when absent).
+        Raises :class:`ProtoError`."""
         value = self.fields.get(name)
         if value is None:
             return default
@@ -73,6 +77,7 @@ class Node:
         return value
 
     def string(self, name: str, default: str | None = None) -> str | None:
+        """Field ``name``'s first string (``default`` when absent). Raises :class:`ProtoError`."""
         value = self.fields.get(name)
         if value is None:
             return default
@@ -81,12 +86,14 @@ class Node:
         return value[0]
 
     def strings(self, name: str) -> list[str]:
+        """Field ``name`` as a list of strings (empty when absent). Raises :class:`ProtoError`."""
         value = self.fields.get(name) or []
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ProtoError(f"{self.where()}: {name} must be strings")
         return value
 
     def node(self, name: str) -> Node | None:
+        """Field ``name`` as one node (None when absent or NULL). Raises :class:`ProtoError`."""
         value = self.fields.get(name)
         if isinstance(value, list) and len(value) == 1 and isinstance(value[0], Node):
             value = value[0]
@@ -95,6 +102,7 @@ class Node:
         return value
 
     def nodes(self, name: str) -> list[Node]:
+        """Field ``name`` as a list of nodes (empty when absent). Raises :class:`ProtoError`."""
         value = self.fields.get(name)
         if value is None:
             return []
@@ -419,6 +427,7 @@ class ProtoLibrary:
         self.files: list[Path] = []
 
     def load(self, path: Path) -> Proto:
+        """The PROTO file ``path``, read once (at most MAX_PROTO_FILES). Raises :class:`ProtoError`."""
         path = path.resolve()
         if path not in self._protos:
             if len(self._protos) >= MAX_PROTO_FILES:
@@ -428,6 +437,7 @@ class ProtoLibrary:
         return self._protos[path]
 
     def names(self, file: str) -> dict[str, str]:
+        """The PROTOs ``file`` names in its EXTERNPROTO lines (name -> path or URL)."""
         proto = self._protos.get(Path(file).resolve())
         return proto.externs if proto is not None else {}
 

@@ -88,6 +88,7 @@ class ScenarioResult:
 
     @property
     def passed(self) -> bool:
+        """Every test passed."""
         return all(ok for _, ok, _ in self.tests)
 
 
