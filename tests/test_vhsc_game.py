@@ -102,7 +102,19 @@ def test_a_match_from_a_game_file_uses_its_ids_ports_and_gamecontroller_address(
 def test_the_gamecontroller_broadcasts_on_the_hosts_interface():
     assert broadcast_address("127.0.0.1") == "127.255.255.255"
     assert broadcast_address("not an address") == "255.255.255.255"
-    assert broadcast_address("0.0.0.0").count(".") == 3
+    listen = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)    # as a robot listens for RGme
+    listen.bind(("0.0.0.0", 0))
+    listen.settimeout(5)
+    send = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    send.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+    try:
+        for host in ("127.0.0.1", "0.0.0.0"):                       # loopback, and the machine's network
+            address = broadcast_address(host)
+            send.sendto(host.encode(), (address, listen.getsockname()[1]))
+            assert listen.recv(64) == host.encode(), address
+    finally:
+        listen.close()
+        send.close()
 
 
 def _finish_half(ref, view):
