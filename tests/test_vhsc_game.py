@@ -12,8 +12,8 @@ import pytest
 
 from simleague.vhsc.config import ConfigError
 from simleague.vhsc.game import load_game
-from simleague.vhsc.gamecontroller import STATE_FINISHED, STATE_READY, GameData, broadcast_address
-from simleague.vhsc.referee import STATE2_OVERTIME, FieldView, HumanoidReferee, PlaceBall
+from simleague.vhsc.gamecontroller import STATE2_NORMAL, STATE_INITIAL, STATE_READY, GameData, broadcast_address
+from simleague.vhsc.referee import STATE2_OVERTIME, STATE2_PENALTY_SHOOT, FieldView, HumanoidReferee, PlaceBall
 from simleague.vhsc.setup import KID_FIELD, build
 
 from test_vhsc_match import free_base, free_udp, team
@@ -53,7 +53,6 @@ def test_a_league_game_file_is_read_with_its_teams(tmp_path):
 @pytest.mark.parametrize("changes, expected", [
     ({"bogus": 1}, r"game\.json: bogus: Extra inputs are not permitted"),
     ({"type": "FRIENDLY"}, r"game\.json: type: Input should be 'NORMAL', 'KNOCKOUT' or 'PENALTY'"),
-    ({"type": "PENALTY"}, r"game\.json: type: PENALTY .* not refereed"),
     ({"kickoff": "green"}, r"game\.json: kickoff: Input should be 'red', 'blue' or 'random'"),
     ({"blue": {"id": 8, "config": "Blues.json"}}, r"game\.json: blue\.id: 8 is the red team's id too"),
     ({"blue": {"id": 300, "config": "Blues.json"}}, r"game\.json: blue\.id: Input should be less than or equal"),
@@ -117,13 +116,7 @@ def test_the_gamecontroller_broadcasts_on_the_hosts_interface():
         send.close()
 
 
-def _finish_half(ref, view):
-    """Play the referee's current half to its end (no goals): ready, set, the half's play."""
-    while ref.state != STATE_FINISHED:
-        ref.step(0.5, view)
-
-
-def test_a_knockout_game_drawn_after_two_halves_plays_two_overtime_halves():
+def test_a_knockout_game_drawn_after_two_halves_plays_two_overtime_halves_then_a_shootout():
     players = [("red", 1), ("blue", 1)]
     view = FieldView((0.0, 0.0, KID_FIELD.ball_radius), poses={p: (-1.0 if p[0] == "red" else 1.0, 0.0, 0.0)
                                                                for p in players}, upright=dict.fromkeys(players, 1.0))
@@ -131,18 +124,19 @@ def test_a_knockout_game_drawn_after_two_halves_plays_two_overtime_halves():
                           ready_time=1, set_time=1, half_time=10, overtime=True, overtime_time=5, break_time=1)
     assert any(isinstance(a, PlaceBall) for a in ref.start(view)) and ref.kick_off == "blue"
     halves = []
-    while not ref.game_over:
-        _finish_half(ref, view)
-        halves.append((ref.half, ref.left, ref.kick_off))
-        if ref.half == 3:
+    while not ref.shootout:
+        if ref.state == STATE_READY and (not halves or halves[-1][0] != ref.half):
+            halves.append((ref.half, ref.left, ref.kick_off))
             packet = ref.game_data(0)
-            assert packet.secondary_state == STATE2_OVERTIME and packet.secondary_state_info == b"\0\0\0\0"
-        ref.step(1.0, view)                                             # the break
+            assert packet.secondary_state == (STATE2_OVERTIME if ref.half > 2 else STATE2_NORMAL)
+        ref.step(0.5, view)
     assert halves == [(1, "blue", "blue"), (2, "red", "red"), (3, "blue", "blue"), (4, "red", "red")]
+    assert ref.state == STATE_INITIAL and ref.game_data(0).secondary_state == STATE2_PENALTY_SHOOT
     won = HumanoidReferee(KID_FIELD, players, ready_time=1, set_time=1, half_time=10, overtime=True, break_time=1)
     won.start(view)
-    _finish_half(won, view)
-    won.step(1.0, view)
+    while won.half == 1:
+        won.step(0.5, view)
     won.score["red"] = 1
-    _finish_half(won, view)
+    while not won.game_over:
+        won.step(0.5, view)
     assert won.game_over and won.half == 2                               # decided: no overtime

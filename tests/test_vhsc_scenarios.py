@@ -1,5 +1,8 @@
 """Referee test scenarios in the league's format, run by ``simleague vhsc referee-test`` (issue 31):
-our own scenario files in tests/scenarios (one per rule the referee has), a failing test reported
+our own scenario files in tests/scenarios (kick-off positions and the kick-off goal rule, goals,
+throw-in retake and abort with warnings and cards, corner kick and opponents' distance, dropped
+ball, forceful contact, ball holding and penalty kick, leaving the turf, a penalised robot coming
+back and the inactive goalkeeper, a knockout game's overtime and penalty shoot-out), a failing test reported
 with what was expected and what came, an event that never becomes active reported as such."""
 
 import json
@@ -22,7 +25,7 @@ def test_our_scenarios_pass_with_a_line_per_test_and_scenario():
     done = referee_test(SCENARIOS)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-2:] == ["scenarios: 3 of 3 passed", "17 passed, 0 failed"]
+    assert lines[-2:] == ["scenarios: 10 of 10 passed", "65 passed, 0 failed"]
     assert "  passed: a throw-in for blue" in lines and f"scenario {SCENARIOS / 'goal'}: passed" in lines
 
 
@@ -34,11 +37,11 @@ def test_a_failing_test_says_what_was_expected_and_what_came(tmp_path, monkeypat
     (folder / "test_scenario.json").write_text(json.dumps(events))
     done = referee_test(folder)
     assert done.returncode == 1 and "FAILED: red scored (score of RED: expected 2, got 1" in done.stdout
-    assert done.stdout.splitlines()[-2:] == ["scenarios: 0 of 1 passed", "6 passed, 1 failed"]
+    assert done.stdout.splitlines()[-2:] == ["scenarios: 0 of 1 passed", "5 passed, 1 failed"]
     events.append({"timing": {"time": 1.0, "secondary_state": "PENALTYKICK"},
                    "tests": [{"name": "never", "state": "PLAYING"}]})
     (folder / "test_scenario.json").write_text(json.dumps(events))
-    monkeypatch.setattr("simleague.vhsc.scenario.MAX_SIMULATED", 70.0)   # the run stops there
+    monkeypatch.setattr("simleague.vhsc.scenario.MAX_SIMULATED", 120.0)  # the run stops there
     failed = {name: why for name, ok, why in run_scenario(folder).tests if not ok}
     assert failed["red scored"].startswith("score of RED: expected 2, got 1")
     assert failed["never"] == "never checked: PENALTYKICK not reached"

@@ -15,6 +15,9 @@ One step is ``step_s`` s (8 ms: the API's basic step, seed 000), integrated by M
 As in :mod:`simleague.soccer.world`, a velocity becomes a target angle that a stiff servo follows
 (stiffness: the motor's most torque at 0.05 rad; a pure velocity servo either sags or shakes in
 MuJoCo). The servo's reference never runs more than 0.1 rad ahead of the joint.
+
+The ball's velocity (linear and angular) decays at 0.77/s, as the league's ball does in Webots
+(RobocupTexturedSoccerBall's damping, applied by ODE as a fraction lost each step).
 """
 
 from __future__ import annotations
@@ -26,12 +29,18 @@ import mujoco
 import numpy as np
 
 from .models import RobotModel
+from .pitch import GRAVITY, ball_touchers, field_mjcf, robot_contacts
 from .rules import SoccerRules
-from .pitch import GRAVITY, ball_touchers, field_mjcf
 
 BASIC_STEP = 0.008            # s
 SATURATION_ERROR = 0.05       # rad: a servo gives its most torque this far from its reference
 LEAD = 0.1                    # rad
+BALL_DAMPING = 0.77           # 1/s: the ball's velocity shrinks by this times the step each step (the
+                              # league's RobocupTexturedSoccerBall: Webots Damping 0.77, 0.77; ODE's damping)
+# the ball's contacts (the league's robocup.wbt: friction 0.5 on grass, bounce 0.76): no rolling
+# friction (the damping slows it), a stiff spring with little damping (dropped from 0.5 m it comes
+# back to 0.33 m; off a robot's leg at 0.54-0.67 of its speed), weighing over the other geom's
+BOUNCING_BALL = 'condim="3" friction="0.5 0.005 0.0001" solref="-20000 -10" solmix="1000"'
 POSITION, VELOCITY, TORQUE = 0, 1, 2
 
 
@@ -71,7 +80,7 @@ class HumanoidWorld:
         spec = mujoco.MjSpec.from_string(
             '<mujoco model="humanoid soccer"><visual><quality offsamples="0"/></visual>'
             f'<option timestep="{self.step_s / self.substeps:.9g}" integrator="implicitfast" gravity="0 0 {-GRAVITY}"/>'
-            f"<worldbody>{field_mjcf(self.rules)}</worldbody></mujoco>")
+            f"<worldbody>{field_mjcf(self.rules, BOUNCING_BALL)}</worldbody></mujoco>")
         cameras = [(s.width, s.height) for r in self._robots.values() for s in r.model.sensors if s.kind == "camera"]
         if cameras:                                    # the offscreen buffer holds the largest image
             spec.visual.global_.offwidth = max(640, *(w for w, _ in cameras))
@@ -152,12 +161,19 @@ class HumanoidWorld:
         self._motor_state = state
         self._apply_modes()
         self._ball_geom = m.geom("ball").id
+        self._ground_geom = m.geom("ground").id
+        self._ball_dof = m.joint("ball").dofadr[0]
         self._owner = np.zeros(m.nbody, dtype=int)     # body -> robot number (0: none)
         for robot in self._robots.values():
             prefix = f"r{robot.rid}_"
             for b in range(m.nbody):
                 if m.body(b).name.startswith(prefix):
                     self._owner[b] = robot.rid
+        parents = set(m.body_parentid.tolist())
+        self._leaves = {rid: np.array([b for b in range(m.nbody) if self._owner[b] == rid and b not in parents], dtype=int)
+                        for rid in self._robots}
+        self._root_body = {rid: m.body(f"r{rid}_{r.model.root}").id for rid, r in self._robots.items()}
+        self._root_dof = {rid: m.joint(f"r{rid}_{r.model.root_joint}").dofadr[0] for rid, r in self._robots.items()}
 
     def _apply_modes(self) -> None:
         """Servo on for position and velocity control, off (torque alone) for torque control."""
@@ -199,13 +215,14 @@ class HumanoidWorld:
         del self._robots[rid]
         self._build()
 
-    def place_robot(self, rid: int, x: float, y: float, yaw: float, z: float | None = None) -> None:
+    def place_robot(self, rid: int, x: float, y: float, yaw: float, z: float | None = None,
+                    quat: tuple[float, float, float, float] | None = None) -> None:
         """Put robot ``rid`` upright at (x, y), facing ``yaw`` radians, at rest (z: standing on
-        the ground by default)."""
+        the ground by default); ``quat`` (w, x, y, z), when given, is its orientation instead."""
         joint = self.model.joint(f"r{rid}_{self._robots[rid].model.root_joint}")
         q, v = joint.qposadr[0], joint.dofadr[0]
         height = self._robots[rid].model.standing_height + 0.005 if z is None else z
-        self.data.qpos[q:q + 7] = [x, y, height, *_quat(yaw)]
+        self.data.qpos[q:q + 7] = [x, y, height, *(_quat(yaw) if quat is None else quat)]
         self.data.qvel[v:v + 6] = 0
         mujoco.mj_forward(self.model, self.data)
 
@@ -227,14 +244,36 @@ class HumanoidWorld:
 
     def pose(self, rid: int) -> tuple[np.ndarray, float]:
         """The root's position (m, shape (3,)) and heading (radians, about z)."""
-        body = self.model.body(f"r{rid}_{self._robots[rid].model.root}").id
+        body = self._root_body[rid]
         matrix = self.data.xmat[body].reshape(3, 3)
         return self.data.xpos[body].copy(), math.atan2(matrix[1, 0], matrix[0, 0])
 
+    def velocity(self, rid: int) -> np.ndarray:
+        """The root's linear velocity, m/s, shape (3,)."""
+        dof = self._root_dof[rid]
+        return self.data.qvel[dof:dof + 3].copy()
+
+    def push_robot(self, rid: int, velocity) -> None:
+        """Give robot ``rid``'s root the linear ``velocity`` (vx, vy, vz m/s) and no spin, as a
+        supervisor sets a node's velocity (Webots' ``setVelocity``); its joints keep theirs."""
+        joint = self.model.joint(f"r{rid}_{self._robots[rid].model.root_joint}")
+        self.data.qvel[joint.dofadr[0]:joint.dofadr[0] + 6] = [*velocity, 0.0, 0.0, 0.0]
+        mujoco.mj_forward(self.model, self.data)
+
+    def contacts(self) -> tuple[dict[int, np.ndarray], set[tuple[int, int]]]:
+        """Per robot the points (shape (n, 2): x, y m) where it touches the ground now, and the pairs of robots
+        touching each other (:func:`simleague.soccer.pitch.robot_contacts`)."""
+        return robot_contacts(self.model, self.data, self._ground_geom, self._owner)
+
+    def extremities(self, rid: int) -> np.ndarray:
+        """Where robot ``rid``'s hands and feet are: the (x, y) m of the ends of its kinematic
+        tree below its root (the head, above, is not one), shape (n, 2)."""
+        ends = self.data.xpos[self._leaves[rid]]
+        return ends[ends[:, 2] < self.data.xpos[self._root_body[rid], 2], :2]
+
     def upright(self, rid: int) -> float:
         """How upright the root is: the z component of its z axis (1 upright, 0 lying)."""
-        body = self.model.body(f"r{rid}_{self._robots[rid].model.root}").id
-        return float(self.data.xmat[body][8])
+        return float(self.data.xmat[self._root_body[rid]][8])
 
     # ----------------------------------------------------------------------------- ball
     def ball(self) -> tuple[np.ndarray, np.ndarray]:
@@ -316,6 +355,7 @@ class HumanoidWorld:
         d.ctrl[self._servo] = s["reference"]
         d.ctrl[self._drive] = np.where(torque_mode, s["torque"], 0.0)
         mujoco.mj_step(self.model, d, nstep=self.substeps)
+        d.qvel[self._ball_dof:self._ball_dof + 6] *= 1.0 - BALL_DAMPING * dt
         self.steps += 1
 
     # ----------------------------------------------------------------------------- sensors

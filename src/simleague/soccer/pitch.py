@@ -69,3 +69,22 @@ def ball_touchers(model, data, ball_geom: int, owner: np.ndarray) -> set[int]:
     pairs = pairs[(pairs == ball_geom).any(axis=1)]
     other = np.where(pairs[:, 0] == ball_geom, pairs[:, 1], pairs[:, 0])
     return {int(rid) for rid in owner[model.geom_bodyid[other]] if rid}
+
+
+def robot_contacts(model, data, ground_geom: int, owner: np.ndarray) -> tuple[dict[int, np.ndarray], set[tuple[int, int]]]:
+    """From MuJoCo's contacts now: per robot number the points where its parts touch the
+    ``ground_geom`` (shape (n, 2): x, y m), and the pairs (lower, higher robot number) of robots
+    touching each other; ``owner`` as for :func:`ball_touchers`."""
+    n = data.ncon
+    if n == 0:
+        return {}, set()
+    geoms = data.contact.geom[:n]
+    robots = owner[model.geom_bodyid[geoms]]              # shape (ncon, 2): robot number per side
+    on_ground = geoms == ground_geom
+    touching = np.flatnonzero(on_ground.any(axis=1))
+    rids = np.where(on_ground[touching, 0], robots[touching, 1], robots[touching, 0])
+    points = data.contact.pos[touching, :2]
+    ground = {int(rid): points[rids == rid] for rid in np.unique(rids) if rid}
+    both = robots[(robots[:, 0] != 0) & (robots[:, 1] != 0) & (robots[:, 0] != robots[:, 1])]
+    pairs = {(int(min(a, b)), int(max(a, b))) for a, b in both}
+    return ground, pairs

@@ -96,7 +96,8 @@ def _game(game: Path | None, red: Path | None, blue: Path | None, league: str, r
              for n, port in enumerate(getattr(config, colour).ports, start=1)}
     allowed = {colour: set(getattr(config, colour).hosts) for colour in ("red", "blue")}
     setup = GameSetup(left=left, kick_off=kick_off, team_numbers={"red": config.red.id, "blue": config.blue.id},
-                      overtime=config.type == "KNOCKOUT", league=config.league.lower(), allowed=allowed, ports=ports)
+                      overtime=config.type == "KNOCKOUT", shootout=config.type == "PENALTY",
+                      league=config.league.lower(), allowed=allowed, ports=ports)
     factor = config.maximum_real_time_factor if realtime else 0.0
     return _Game(loaded.teams["red"], loaded.teams["blue"], setup, factor, log or loaded.record_path)
 
@@ -139,7 +140,8 @@ def vhsc_serve(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     rules = setup.setup
     referee = HumanoidReferee(match.world.rules, match.sessions, match.teams, rules.team_numbers, rules.left,
-                              rules.kick_off, overtime=rules.overtime, goal_area=MARKINGS[rules.league].goal_area)
+                              rules.kick_off, overtime=rules.overtime, markings=MARKINGS[rules.league],
+                              shootout=rules.shootout)
     allowed = rules.allowed if game is not None else {"red": set(allow), "blue": set(allow)}
     viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
     view = None

@@ -135,9 +135,6 @@ def load_game(path: str | Path) -> Game:
             raise ConfigError(f"{path}: {colour}.ports: {len(entry.ports)} ports for {len(team.players)} players")
         teams[colour] = team
         warnings += [f"{entry.config}: {note}" for note in notes]
-    if config.type == "PENALTY":
-        raise ConfigError(f"{path}: type: PENALTY (a penalty shoot-out) is not refereed by simleague; "
-                          f"NORMAL or KNOCKOUT")
     game = Game(config=config, teams=teams, path=path, warnings=tuple(warnings))
     record = game.record_path
     if record is not None and record.name != Path(config.record_simulation).name:

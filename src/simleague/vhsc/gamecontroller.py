@@ -30,6 +30,7 @@ HL_PICKUP_OR_INCAPABLE, HL_SERVICE = 34, 35
 # secondary states (set plays); ``secondary_state_info`` is (team number, phase, 0, 0), phase
 # 0 awarded, 1 prepare, 2 execute
 STATE2_NORMAL, STATE2_CORNER_KICK, STATE2_GOAL_KICK, STATE2_THROW_IN = 0, 7, 8, 9
+STATE2_DIRECT_FREEKICK, STATE2_INDIRECT_FREEKICK, STATE2_PENALTY_KICK = 4, 5, 6
 RETURN_MAN_PENALISE, RETURN_MAN_UNPENALISE, RETURN_ALIVE = 0, 1, 2
 RETURN_MESSAGES = ("manually penalised", "manually unpenalised", "alive")   # RGrt message 0-2
 

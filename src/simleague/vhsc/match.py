@@ -52,7 +52,8 @@ class MatchReport:
 class GameSetup:
     """How the game is set up (a league game file gives all of it, :mod:`simleague.vhsc.game`):
     the colour on the ``left``, the one that ``kick_off`` first, GameController
-    ``team_numbers``, ``overtime`` for a knockout game, the league (``kid``/``adult``), the
+    ``team_numbers``, ``overtime`` for a knockout game, ``shootout`` for a penalty shoot-out
+    game, the league (``kid``/``adult``), the
     client addresses ``allowed`` per colour (default: the server's host) and robot ``ports``
     by (colour, number) (default: the bases + N)."""
 
@@ -60,6 +61,7 @@ class GameSetup:
     kick_off: str = "red"
     team_numbers: dict = field(default_factory=lambda: {"red": 1, "blue": 2})
     overtime: bool = False
+    shootout: bool = False
     league: str = "kid"
     allowed: dict | None = None
     ports: dict = field(default_factory=dict)
@@ -87,7 +89,8 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
     allowed = setup.allowed or {"red": {host}, "blue": {host}}
     referee = HumanoidReferee(match.world.rules, match.sessions, match.teams, setup.team_numbers, setup.left,
                               setup.kick_off, ready_time=ready_time, half_time=half_time, halves=halves,
-                              overtime=setup.overtime, goal_area=MARKINGS[setup.league].goal_area)
+                              overtime=setup.overtime, markings=MARKINGS[setup.league],
+                              shootout=setup.shootout)
     view = GameView(match, referee, viewer, run_log) if viewer is not None or run_log is not None else None
 
     def on_step(report: StepReport) -> None:

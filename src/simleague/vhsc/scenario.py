@@ -15,14 +15,21 @@ As the league's test supervisor: an event's time counts from the n-th start (``s
 its game state (or secondary state and phase), else from the start; a time point is carried out
 once, after that time, an interval on every step inside it; tests run before actions. Here the
 supervisor moves the ball and robots in our world and reads our referee's GameController data.
-Differences, stated: "System" clocks run on simulated time (no real-time waits); positions are
-compared in x and y (the robots' reference points differ in height); a force acts on the ball
-for one basic step (Webots' ``addForce``); a test whose event never became active fails ("never
-checked"). :func:`run_scenario` raises :class:`ScenarioError` for a scenario it cannot read.
+The run goes on for 5 s after the game is over (the league's END_OF_GAME_TIMEOUT). A game is run
+as fast as possible when its ``maximum_real_time_factor`` or ``minimum_real_time_factor`` is 0;
+its real-time waits (the league's initial wait and half-time break) then last ``FAST_SPEED``
+simulated seconds per real second, and so do times on its "System" (real-time) clock; otherwise
+one. Differences, stated: positions are compared in x and y (the robots' reference points differ
+in height); a force acts on the ball for one basic step (Webots' ``addForce``), a velocity on a
+robot sets its trunk's linear velocity and stops its spin (Webots' ``setVelocity`` with the
+test supervisor's null angular velocity), an orientation about another axis than z lays the
+robot down; a test whose event never became active fails ("never checked").
+:func:`run_scenario` raises :class:`ScenarioError` for a scenario it cannot read.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass, field
@@ -42,10 +49,12 @@ SECONDARY_STATES = ("NORMAL", "PENALTYSHOOT", "OVERTIME", "TIMEOUT", "DIRECT_FRE
 POS_ABS_TOL = 0.03              # m, the league's default tolerance on positions
 READY_TIME, SET_TIME = 45.0, 5.0  # s: the GameController's ready and set states (humanoid league)
 # the league's referee configuration (referee_config.yaml): INITIAL before the first READY (5 s when
-# the game runs as fast as possible), the half-time break (2 s then), a set play's phases 0 and 1
+# the game runs as fast as possible), the half-time break (2 s then), in seconds of real time
 INITIAL_TIME, INITIAL_TIME_FAST = 120.0, 5.0
 BREAK_TIME, BREAK_TIME_FAST = 15.0, 2.0
-SET_PLAY_TIMES = (5.0, 15.0)
+FAST_SPEED = 5.0                # simulated seconds per real second of a game run as fast as possible
+LYING_HEIGHT = 0.15             # m: where a robot laid down by an action is put (it falls the rest)
+END_OF_GAME = 5.0               # s the supervisor goes on after the game is over (the league's END_OF_GAME_TIMEOUT)
 MAX_SIMULATED = 1800.0          # s: a scenario that has not finished by then stops
 MAX_EVENTS = 1000
 
@@ -64,6 +73,7 @@ class Timing:
     state_count: int = 1
     secondary_state: str | None = None
     phase: int | None = None
+    system: bool = False               # times in real seconds (the "System" clock)
 
 
 @dataclass
@@ -106,7 +116,7 @@ def _timing(data: dict, where: str) -> Timing:
     if data.get("clock_type", "Simulated") not in ("Simulated", "System"):
         raise ScenarioError(f"{where}: timing.clock_type must be Simulated or System")
     return Timing(start, end, state, int(data.get("state_count", 1)), data.get("secondary_state"),
-                  data.get("phase"))
+                  data.get("phase"), data.get("clock_type", "Simulated") == "System")
 
 
 STATES_UPPER = [s.upper() for s in STATES]
@@ -160,6 +170,20 @@ class _Status:
         return now - starts[timing.state_count - 1] if len(starts) >= timing.state_count else None
 
 
+def _durations(args: list[str]) -> dict[str, float]:
+    """The GameController options a scenario's game file gives (``--halftimeduration S``,
+    ``--overtimeduration S``) as the referee's keyword arguments."""
+    names = {"--halftimeduration": "half_time", "--overtimeduration": "overtime_time"}
+    out = {}
+    for option, value in itertools.pairwise(args):
+        if option in names:
+            try:
+                out[names[option]] = float(value)
+            except ValueError:
+                raise ScenarioError(f"game_controller_extra_args: {option} needs seconds, not {value!r}") from None
+    return out
+
+
 class _Table:
     """The world and referee a scenario runs on, with the supervisor's reads and moves."""
 
@@ -187,18 +211,21 @@ class _Table:
         league = config.league.lower()
         self.match = build(teams["red"], teams["blue"], models, league=league, left=left)
         self.numbers = {"red": config.red.id, "blue": config.blue.id}
-        fast = config.maximum_real_time_factor <= 0
+        fast = config.maximum_real_time_factor <= 0 or config.minimum_real_time_factor <= 0
+        self.speed = FAST_SPEED if fast else 1.0
         self.referee = HumanoidReferee(self.match.world.rules, self.match.sessions, self.match.teams, self.numbers,
                                        left, kick_off, ready_time=READY_TIME, set_time=SET_TIME,
-                                       overtime=config.type == "KNOCKOUT", goal_area=MARKINGS[league].goal_area,
-                                       break_time=BREAK_TIME_FAST if fast else BREAK_TIME,
-                                       set_play_times=SET_PLAY_TIMES)
-        self.initial_time = INITIAL_TIME_FAST if fast else INITIAL_TIME
+                                       overtime=config.type == "KNOCKOUT", markings=MARKINGS[league],
+                                       shootout=config.type == "PENALTY",
+                                       break_time=(BREAK_TIME_FAST if fast else BREAK_TIME) * self.speed,
+                                       **_durations(game.config.game_controller_extra_args or []))
+        self.initial_time = (INITIAL_TIME_FAST if fast else INITIAL_TIME) * self.speed
         self.clock = 0.0
 
     def start_when_due(self) -> None:
-        """The referee leaves INITIAL once the league's initial wait is over."""
-        if self.referee.state == 0 and self.clock >= self.initial_time - 1e-9:
+        """The referee leaves the first half's INITIAL once the league's initial wait is over
+        (it ends the breaks between halves itself)."""
+        if self.referee.state == 0 and self.referee.half == 1 and self.clock >= self.initial_time - 1e-9:
             self.apply(self.referee.start(self.view()))
 
     def view(self):
@@ -242,11 +269,20 @@ class _Table:
         if position is not None:
             x, y = position[0], position[1]
         orientation = action.get("orientation")
+        quat = None
         if orientation is not None:
             ax, ay, az, angle = orientation
-            yaw = math.copysign(angle, az) if abs(az) > 1e-6 else yaw
+            norm = math.sqrt(ax * ax + ay * ay + az * az) or 1.0
+            if abs(ax) + abs(ay) > 1e-6:                 # tilted: the robot is laid down
+                s = math.sin(angle / 2) / norm
+                quat = (math.cos(angle / 2), ax * s, ay * s, az * s)
+            else:
+                yaw = math.copysign(angle, az)
         if position is not None or orientation is not None:
-            world.place_robot(rid, x, y, yaw)
+            z = None if quat is None else LYING_HEIGHT
+            world.place_robot(rid, x, y, yaw, z=z, quat=quat)
+        if velocity is not None:
+            world.push_robot(rid, [float(v) for v in (list(velocity[:3]) + [0.0, 0.0])[:3]])
         return None
 
     # -------------------------------------------------------------------------- tests
@@ -288,17 +324,18 @@ class _Table:
         return "; ".join(problems) or None
 
     def _gc_value(self, target: str | None, name: str):
+        """A team's score or a robot's penalty, warnings or cards as the GameController packet
+        carries them (a robot not in the game: its empty slot); None for no such target."""
         parts = (target or "").lower().split("_")
         if not parts or parts[0] not in ("red", "blue"):
             return None
-        colour = parts[0]
+        team = next(t for t in self.referee.game_data(0).teams if t.number == self.numbers[parts[0]])
         if name == "score":
-            return self.referee.score[colour]
-        key = self.player(target)
-        if key is None:
+            return team.score
+        if len(parts) != 3 or not parts[2].isdigit() or not 1 <= int(parts[2]) <= len(team.players):
             return None
-        info = self.referee.players[key].info
-        return {"penalty": info.penalty, "warnings": getattr(info, "warnings", 0),
+        info = team.players[int(parts[2]) - 1]
+        return {"penalty": info.penalty, "warnings": info.warnings,
                 "yellow_cards": info.yellow_cards, "red_cards": info.red_cards}[name]
 
 
@@ -310,7 +347,7 @@ def run_scenario(folder: str | Path, models: list[Path] | None = None) -> Scenar
     table = _Table(folder, list(models or []), notes)
     status = _Status()
     dt = BASIC_STEP_MS / 1000
-    now = 0.0
+    now, over = 0.0, None
     while now < MAX_SIMULATED and not all(e.done for e in events):
         referee = table.referee
         status.update(now, STATES_UPPER[referee.state], SECONDARY_STATES[referee.secondary],
@@ -322,6 +359,8 @@ def run_scenario(folder: str | Path, models: list[Path] | None = None) -> Scenar
             if t is None:
                 continue
             timing = event.timing
+            if timing.system:
+                t /= table.speed
             end = timing.end if timing.end is not None else timing.start
             if t > timing.start and t <= end + (dt if timing.end is None else 0.0):
                 for n, test in enumerate(event.tests):
@@ -339,7 +378,9 @@ def run_scenario(folder: str | Path, models: list[Path] | None = None) -> Scenar
             if timing.end is not None and t > timing.end:
                 event.done = True
         if referee.game_over:
-            break
+            over = over if over is not None else now
+            if now - over >= END_OF_GAME - 1e-9:
+                break
         table.step()
         now += dt
     results = []

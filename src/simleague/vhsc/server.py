@@ -88,12 +88,19 @@ def field_view(world, sessions: dict[tuple[str, int], RobotSession]) -> FieldVie
     """What the referee looks at in ``world`` (a :class:`~simleague.soccer.humanoids.HumanoidWorld`),
     ``sessions`` mapping ("red"|"blue", number) to the robots' sessions."""
     by_rid = {session.rid: key for key, session in sessions.items()}
-    poses, upright = {}, {}
+    poses, upright, velocities, extremities = {}, {}, {}, {}
     for key, session in sessions.items():
         (x, y, _), yaw = world.pose(session.rid)
         poses[key], upright[key] = (float(x), float(y), yaw), world.upright(session.rid)
+        extremities[key] = world.extremities(session.rid).tolist()
+        vx, vy, _ = world.velocity(session.rid)
+        velocities[key] = (float(vx), float(vy))
+    ground, pairs = world.contacts()
+    footprints = {by_rid[rid]: points.tolist() for rid, points in ground.items() if rid in by_rid}
+    contacts = frozenset((by_rid[a], by_rid[b]) for a, b in pairs if a in by_rid and b in by_rid)
     touching = frozenset(by_rid[rid] for rid in world.ball_touchers() if rid in by_rid)
-    return FieldView(tuple(float(v) for v in world.ball()[0]), touching, poses, upright)
+    return FieldView(tuple(float(v) for v in world.ball()[0]), touching, poses, upright, footprints, velocities,
+                     contacts, extremities)
 
 
 def apply_actions(world, sessions: dict[tuple[str, int], RobotSession], actions: list[Action]) -> None:

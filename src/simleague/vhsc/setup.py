@@ -16,13 +16,13 @@ from .config import TeamConfig
 from .robot import RobotSession
 
 #: the kid-size field (RoboCup humanoid league): 9 x 6 m, goals 2.6 m wide and 1.2 m high, a
-#: size-1 ball of 0.07 m radius
+#: size-1 ball of 0.07 m radius and 0.205 kg (the league's RobocupTexturedSoccerBall)
 KID_FIELD = SoccerRules(field_length=9.0, field_width=6.0, goal_width=2.6, goal_depth=0.6, goal_height=1.2,
-                        ball_radius=0.07, ball_mass=0.15, free_kick_distance=0.75)
+                        ball_radius=0.07, ball_mass=0.205, free_kick_distance=0.75)
 #: the adult-size field: 14 x 9 m, goals 2.6 m wide and 1.8 m high, a size-5 ball of 0.1125 m
-#: radius (the league's referee, game.py), 1.5 m free-kick distance
+#: radius and 0.43 kg (the league's referee, game.py, and ball), 1.5 m free-kick distance
 ADULT_FIELD = SoccerRules(field_length=14.0, field_width=9.0, goal_width=2.6, goal_depth=0.6, goal_height=1.8,
-                          ball_radius=0.1125, ball_mass=0.45, free_kick_distance=1.5)
+                          ball_radius=0.1125, ball_mass=0.43, free_kick_distance=1.5)
 FIELDS = {"kid": KID_FIELD, "adult": ADULT_FIELD}
 
 
