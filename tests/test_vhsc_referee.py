@@ -36,6 +36,7 @@ from simleague.vhsc.robot import RobotSession
 from simleague.vhsc.server import apply_actions, field_view
 from simleague.vhsc.positions import encloses, footing
 from simleague.vhsc.setup import KID_FIELD, MARKINGS
+from simleague.vhsc.web import play_mode
 from test_vhsc_server import KID, running
 
 DT = 0.008
@@ -404,3 +405,13 @@ def test_whether_hands_and_feet_enclose_the_ball():
     sliver = [(1.0 + 1e-9, 0.18), (1.0 - 1e-9, 0.42), (1.0, 0.35), (1.0, 0.25)]
     assert not encloses(sliver, (1.0, 0.0), 0.02)                 # nearly on a line: still far from the ball
     assert not encloses(square[:2], (0.0, 0.0), 1.0)
+
+
+def test_the_viewer_names_set_plays_and_the_shootout():
+    t = playing(set_play_times=(0.5, 0.5, 0.5))
+    assert play_mode(t.ref) == "playing"
+    t.touch("red", 1)
+    t.kick(2.0, 3.2)
+    assert play_mode(t.ref) == "playing: throw-in blue"
+    shootout = HumanoidReferee(KID_FIELD, [("red", 1), ("blue", 1)], shootout=True)
+    assert play_mode(shootout) == "initial: penalty shoot-out"

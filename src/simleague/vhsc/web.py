@@ -20,7 +20,9 @@ from ..simspark.web import scene
 from ..viewer.server import WebViewer
 from .gamecontroller import (
     STATE2_CORNER_KICK,
+    STATE2_DIRECT_FREEKICK,
     STATE2_GOAL_KICK,
+    STATE2_PENALTY_KICK,
     STATE2_THROW_IN,
     STATES,
 )
@@ -30,13 +32,17 @@ from .setup import MARKINGS, Match
 LOG_FORMAT = "vhsc"
 FRAME_EVERY = 5                       # basic steps between frames: 25 per second
 COLOURS = {"red": "#d62728", "blue": "#1f5fd1"}
-SET_PLAYS = {STATE2_THROW_IN: "throw-in", STATE2_CORNER_KICK: "corner kick", STATE2_GOAL_KICK: "goal kick"}
+SET_PLAYS = {STATE2_THROW_IN: "throw-in", STATE2_CORNER_KICK: "corner kick", STATE2_GOAL_KICK: "goal kick",
+             STATE2_DIRECT_FREEKICK: "free kick", STATE2_PENALTY_KICK: "penalty kick"}
 
 
-def _play_mode(referee: HumanoidReferee) -> str:
-    """``playing``, or ``playing: throw-in red`` during a set play."""
+def play_mode(referee: HumanoidReferee) -> str:
+    """``playing``, ``playing: throw-in red`` during a set play, ``set: penalty shoot-out`` in a
+    shoot-out."""
     mode = STATES[referee.state]
-    if referee.secondary in SET_PLAYS:
+    if referee.shootout:
+        mode += ": penalty shoot-out"
+    elif referee.secondary in SET_PLAYS:
         mode += f": {SET_PLAYS[referee.secondary]} {referee.set_play_team}"
     return mode
 
@@ -53,7 +59,7 @@ def frame(match: Match, referee: HumanoidReferee, steps: int) -> dict:
                        1 if world.upright(session.rid) > 0.5 else 0])
     ball, _ = world.ball()
     return {"type": "frame", "now": round(steps * 0.008, 3), "t": round(referee.played, 2), "half": referee.half,
-            "pm": _play_mode(referee), "teams": [match.teams[left].name, match.teams[right].name],
+            "pm": play_mode(referee), "teams": [match.teams[left].name, match.teams[right].name],
             "score": [referee.score[left], referee.score[right]],
             "colours": {"left": COLOURS[left], "right": COLOURS[right]},
             "ball": [round(float(ball[0]), 3), round(float(ball[1]), 3)], "robots": robots}
