@@ -338,7 +338,7 @@ class HumanoidReferee:
         self._contacts: dict[tuple[Player, Player], deque] = {}    # (red, blue) -> touching, per step
         self._holding = {"red": deque(), "blue": deque()}          # per step: the team encloses the ball
         self._dt = 0.008               # s: the last step's length
-        self._ball_before = (0.0, 0.0)  # where the ball was a step ago
+        self._ball_speed = 0.0         # m/s: how fast the ball moved along the ground in the last step
         self._kick_off_restart(kick_off)
         if shootout:
             self.secondary = STATE2_PENALTY_SHOOT
@@ -513,7 +513,8 @@ class HumanoidReferee:
     def _ball_moves(self) -> None:
         """Who touches the ball, and whether it moved (for the dropped ball)."""
         ball = self._view.ball
-        if math.dist(ball[:2], self._ball[:2]) > STATIC_SPEED * self._dt:
+        self._ball_speed = math.dist(ball[:2], self._ball[:2]) / self._dt
+        if self._ball_speed > STATIC_SPEED:
             self._ball_moved_at = self.clock
         self._ball = ball
         if self.state != STATE_PLAYING or (self.set_play and self.phase == 0):
@@ -746,7 +747,7 @@ class HumanoidReferee:
                 tx, ty = spot[0] + dx / dist * d * k, spot[1] + dy / dist * d * k
                 if all(math.dist((tx, ty), o) >= d for o in others):
                     self._actions.append(PlaceRobot((p.colour, p.number), tx, ty, yaw))
-                    self._view = replace(self._view, poses={**self._view.poses, (p.colour, p.number): (tx, ty, yaw)})
+                    self._moved(p, tx, ty, yaw)
                     break
 
     def _penalty_kick_positions(self) -> None:
@@ -812,9 +813,7 @@ class HumanoidReferee:
         league's GameController; its test scenarios positioning/initial and ready)."""
         for p in self.players.values():
             if p.for_kick_off and p.info.penalty and not p.info.red_cards:
-                p.info.penalty, p.info.secs_till_unpenalised, p.penalty_left = 0, 0, 0.0
-                p.motors_at = self.clock
-                self.changed = True
+                self._lift_penalty(p)
             p.for_kick_off = False
 
     def _keep_away(self, colour: str) -> None:
@@ -856,7 +855,11 @@ class HumanoidReferee:
         p.motors_at = self.clock + ACTUATORS_OFF
         p.settle = (self.clock + SETTLE, x, y, yaw)
         p.down_since = None
-        self._view = replace(self._view, poses={**self._view.poses, key: (x, y, yaw)})
+        self._moved(p, x, y, yaw)
+
+    def _moved(self, p: _Player, x: float, y: float, yaw: float) -> None:
+        """The rest of this decision sees ``p`` where it was just put."""
+        self._view = replace(self._view, poses={**self._view.poses, (p.colour, p.number): (x, y, yaw)})
 
     def _motors_back(self) -> None:
         """Robots put somewhere are put there again, at rest, a moment later (the league's
@@ -900,13 +903,17 @@ class HumanoidReferee:
                 continue
             p.penalty_left -= dt
             if p.penalty_left <= EPS:
-                p.info.penalty, p.info.secs_till_unpenalised, p.penalty_left = 0, 0, 0.0
-                p.motors_at = self.clock
-                self.changed = True
+                self._lift_penalty(p)
             else:
                 left = math.ceil(p.penalty_left - 1e-9)
                 self.changed |= left != p.info.secs_till_unpenalised
                 p.info.secs_till_unpenalised = left
+
+    def _lift_penalty(self, p: _Player) -> None:
+        """The penalty ends: the robot plays on from where it stands, its motors obey again."""
+        p.info.penalty, p.info.secs_till_unpenalised, p.penalty_left = 0, 0, 0.0
+        p.motors_at = self.clock
+        self.changed = True
 
     def _warn(self, p: _Player) -> None:
         """A warning; the second makes a yellow card."""
@@ -997,8 +1004,7 @@ class HumanoidReferee:
             if p.info.red_cards:
                 continue
             if p.info.penalty:                        # each penalty starts with every robot back
-                p.info.penalty, p.info.secs_till_unpenalised, p.penalty_left = 0, 0, 0.0
-                self.changed = True
+                self._lift_penalty(p)
             pose = p.half_time_pose
             if p is kicker and p.shootout_pose is not None:
                 pose = p.shootout_pose
@@ -1031,14 +1037,12 @@ class HumanoidReferee:
         x, y, z = self._view.ball
         r, half_l = self.rules.ball_radius, self._half_l
         depth, width = self.markings.goal_area
-        speed = math.dist((x, y), self._ball_before) / self._dt
-        self._ball_before = (x, y)
         if abs(x) >= half_l + r or abs(y) >= self._half_w + r:
             scored = abs(x) >= half_l + r and abs(y) < self.rules.goal_width / 2 and z < self.rules.goal_height
             self._next_penalty(scored and (x > 0) == (self._attacker == self.left))
             return
         still_in_area = abs(x) - r > half_l - depth and abs(x) + r < half_l and abs(y) + r < width / 2 and \
-            speed < STATIC_SPEED
+            self._ball_speed < STATIC_SPEED
         kicker = self._shootout_kicker()
         kicker_in_area = kicker is None or (self.kicks < SHOOTOUT_KICKS and not kicker.footing.outside_goal_area
                                             and not kicker.footing.inside_own_side)
