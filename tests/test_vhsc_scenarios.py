@@ -50,3 +50,18 @@ def test_a_failing_test_says_what_was_expected_and_what_came(tmp_path, monkeypat
 def test_a_folder_without_scenarios_is_a_one_line_error(tmp_path):
     done = referee_test(tmp_path)
     assert done.returncode == 2 and "no test_scenario.json" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_game_controller_option_without_seconds_is_a_one_line_error(tmp_path):
+    folder = tmp_path / "broken"
+    shutil.copytree(SCENARIOS / "goal", folder)
+    game = json.loads((folder / "game.json").read_text())
+    game["game_controller_extra_args"] = ["--halftimeduration", "ten"]
+    (folder / "game.json").write_text(json.dumps(game))
+    done = referee_test(folder)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"{folder / 'game.json'}: game_controller_extra_args: --halftimeduration needs seconds (1-3600), " \
+        "not 'ten'" in done.stderr
+    game["game_controller_extra_args"] = ["--overtimeduration", "-5"]
+    (folder / "game.json").write_text(json.dumps(game))
+    assert "--overtimeduration needs seconds (1-3600), not '-5'" in referee_test(folder).stderr

@@ -57,6 +57,7 @@ LYING_HEIGHT = 0.15             # m: where a robot laid down by an action is put
 END_OF_GAME = 5.0               # s the supervisor goes on after the game is over (the league's END_OF_GAME_TIMEOUT)
 MAX_SIMULATED = 1800.0          # s: a scenario that has not finished by then stops
 MAX_EVENTS = 1000
+MAX_HALF = 3600.0               # s: the longest half a scenario's game file may ask for
 
 
 class ScenarioError(ValueError):
@@ -170,17 +171,22 @@ class _Status:
         return now - starts[timing.state_count - 1] if len(starts) >= timing.state_count else None
 
 
-def _durations(args: list[str]) -> dict[str, float]:
-    """The GameController options a scenario's game file gives (``--halftimeduration S``,
-    ``--overtimeduration S``) as the referee's keyword arguments."""
+def _durations(args: list[str], where: Path) -> dict[str, float]:
+    """The GameController options a scenario's game file ``where`` gives (``--halftimeduration
+    S``, ``--overtimeduration S``, 1 to ``MAX_HALF`` seconds) as the referee's keyword arguments.
+    Raises :class:`ScenarioError` for a value that is not such a number."""
     names = {"--halftimeduration": "half_time", "--overtimeduration": "overtime_time"}
     out = {}
     for option, value in itertools.pairwise(args):
         if option in names:
             try:
-                out[names[option]] = float(value)
+                seconds = float(value)
             except ValueError:
-                raise ScenarioError(f"game_controller_extra_args: {option} needs seconds, not {value!r}") from None
+                seconds = math.nan
+            if not 1.0 <= seconds <= MAX_HALF:
+                raise ScenarioError(f"{where}: game_controller_extra_args: {option} needs seconds "
+                                    f"(1-{MAX_HALF:g}), not {value!r}")
+            out[names[option]] = seconds
     return out
 
 
@@ -218,7 +224,7 @@ class _Table:
                                        overtime=config.type == "KNOCKOUT", markings=MARKINGS[league],
                                        shootout=config.type == "PENALTY",
                                        break_time=(BREAK_TIME_FAST if fast else BREAK_TIME) * self.speed,
-                                       **_durations(game.config.game_controller_extra_args or []))
+                                       **_durations(game.config.game_controller_extra_args or [], folder / "game.json"))
         self.initial_time = (INITIAL_TIME_FAST if fast else INITIAL_TIME) * self.speed
         self.clock = 0.0
 
