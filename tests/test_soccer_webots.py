@@ -1,6 +1,6 @@
 """Webots PROTO robots imported into the soccer world (issue 29, part 2): the league's Wolfgang
 (bitbots) and Chape (itandroids) from ../shared/reference/robots/webots-proto as they are: mass,
-every device by its PROTO name, standing for 10 s, a client driving every motor and reading every
+every device by its PROTO name, standing still for 10 s, a Slot plugged like its children, a client driving every motor and reading every
 sensor over TCP; broken PROTOs give one line naming the file, the line and the node."""
 
 import re
@@ -100,10 +100,15 @@ def test_it_stands_for_10_s_on_its_initial_positions(robots, name):
     world = HumanoidWorld(KID_FIELD)
     rid = world.add_robot(robots[name], -2.0, 0.0, 0.0)
     start, _ = world.pose(rid)
-    for _ in range(1250):                                         # 10 s of 8 ms steps
+    gyro = next(s.name for s in robots[name].sensors if s.kind == "gyro")
+    spin = 0.0
+    for step in range(1250):                                      # 10 s of 8 ms steps
         world.step()
+        if step >= 1000:
+            spin = max(spin, float(abs(world.sensor(rid, gyro)).max()))
     end, _ = world.pose(rid)
     assert world.upright(rid) > 0.99
+    assert spin < 0.01                             # at rest in the last 2 s, not rocking heel to toe
     assert abs(end[2] - start[2]) < 0.02 and abs(end[0] - start[0]) < 0.05 and abs(end[1] - start[1]) < 0.05
 
 
@@ -165,3 +170,18 @@ def test_a_broken_proto_gives_one_line_with_file_line_and_node(tmp_path, body, e
     assert "\n" not in str(caught.value)
     with pytest.raises(ModelError, match=expected):
         find_model("Bad", [tmp_path])
+
+
+def test_a_slot_plugs_its_end_point_in_and_a_robot_may_have_an_empty_name(tmp_path):
+    """The league's RobocupRobot (Darwin-OP) puts its jersey in a ``Slot`` and names itself ""."""
+    box = "boundingObject Box { size 0.1 0.1 0.1 } physics Physics { density -1 mass 0.5 }"
+    text = (HEADER + "PROTO Slotted [ field SFString name \"\" field SFNode jersey Solid { name \"jersey\" "
+            + box + " } ]\n{\nRobot { name IS name " + box
+            + " children [ Transform { translation 0 0 0.2 children [ Slot { type \"shirt\" endPoint IS jersey } ] }"
+            + " Slot { } ] }\n}\n")
+    (tmp_path / "Slotted.proto").write_text(text)
+    model = mujoco.MjModel.from_xml_path(str(import_proto(tmp_path / "Slotted.proto", tmp_path / "cache")))
+    jersey = model.body("jersey")
+    assert model.body_subtreemass[1] == pytest.approx(1.0)
+    assert model.body(1).name == "solid" and jersey.parentid[0] == 1
+    assert model.body_pos[jersey.id] == pytest.approx([0.0, 0.0, 0.2])

@@ -3,7 +3,8 @@ our own scenario files in tests/scenarios (kick-off positions and the kick-off g
 throw-in retake and abort with warnings and cards, corner kick and opponents' distance, dropped
 ball, forceful contact, ball holding and penalty kick, leaving the turf, a penalised robot coming
 back and the inactive goalkeeper, a knockout game's overtime and penalty shoot-out), a failing test reported
-with what was expected and what came, an event that never becomes active reported as such."""
+with what was expected and what came, an event that never becomes active reported as such; the
+robots a scenario names found in the league repository's protos folder above it."""
 
 import json
 import shutil
@@ -14,6 +15,7 @@ from pathlib import Path
 from simleague.vhsc.scenario import run_scenario
 
 SCENARIOS = Path(__file__).parent / "scenarios"
+CHAPE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "robots" / "webots-proto" / "itandroids" / "Chape"
 
 
 def referee_test(*paths):
@@ -65,3 +67,21 @@ def test_a_game_controller_option_without_seconds_is_a_one_line_error(tmp_path):
     game["game_controller_extra_args"] = ["--overtimeduration", "-5"]
     (folder / "game.json").write_text(json.dumps(game))
     assert "--overtimeduration needs seconds (1-3600), not '-5'" in referee_test(folder).stderr
+
+
+def test_robots_are_found_in_the_league_repositorys_protos_folder(tmp_path):
+    """As in the league's repository: scenarios under controllers/referee/tests, robots under protos."""
+    repo = tmp_path / "hlvs_webots"
+    folder = repo / "controllers" / "referee" / "tests" / "short"
+    shutil.copytree(SCENARIOS / "goal", folder)
+    (folder / "test_scenario.json").write_text(json.dumps(
+        [{"timing": {"time": 1.0}, "tests": [{"name": "initial", "state": "INITIAL"}]}]))
+    team = json.loads((folder / "team_blue.json").read_text())
+    for player in team["players"].values():
+        player["proto"] = "ChapeRobocup"
+    (folder / "team_blue.json").write_text(json.dumps(team))
+    result = run_scenario(folder)
+    assert result.passed and result.notes == ["ChapeRobocup replaced by our kid robot (not found)"]
+    shutil.copytree(CHAPE, repo / "protos" / "robots" / "Chape")
+    result = run_scenario(folder)
+    assert result.passed and result.notes == []

@@ -16,6 +16,11 @@ As in :mod:`simleague.soccer.world`, a velocity becomes a target angle that a st
 (stiffness: the motor's most torque at 0.05 rad; a pure velocity servo either sags or shakes in
 MuJoCo). The servo's reference never runs more than 0.1 rad ahead of the joint.
 
+Contacts of the robots and the field are as stiff as MuJoCo allows at the step (a time constant of
+two integration steps, critically damped): at its 20 ms default a crouched robot (the league's
+Darwin-OP, Chape) rocked heel to toe for ever under the implicit integrator; Webots' stiff ODE
+contacts hold it still.
+
 The ball's velocity (linear and angular) decays at 0.77/s, as the league's ball does in Webots
 (RobocupTexturedSoccerBall's damping, applied by ODE as a fraction lost each step).
 """
@@ -42,6 +47,7 @@ BALL_DAMPING = 0.77           # 1/s: the ball's velocity shrinks by this times t
 # back to 0.33 m; off a robot's leg at 0.54-0.67 of its speed), weighing over the other geom's
 BOUNCING_BALL = 'condim="3" friction="0.5 0.005 0.0001" solref="-20000 -10" solmix="1000"'
 POSITION, VELOCITY, TORQUE = 0, 1, 2
+DEFAULT_SOLREF = [0.02, 1.0]  # MuJoCo's contact time constant (s) and damping ratio
 
 
 @dataclass
@@ -102,6 +108,12 @@ class HumanoidWorld:
                                           trntype=mujoco.mjtTrn.mjTRN_JOINT)
                 drive.set_to_motor()
                 drive.forcelimited, drive.forcerange = True, [-motor.max_torque, motor.max_torque]
+        # contacts as stiff as the step allows (MuJoCo's default 20 ms time constant lets a crouched
+        # robot rock heel to toe for ever under the implicit integrator); the ball keeps its own
+        stiff = [2 * self.step_s / self.substeps, 1.0]
+        for geom in spec.geoms:
+            if list(geom.solref) == DEFAULT_SOLREF:
+                geom.solref = stiff
         # parts of one robot never collide with each other (Webots' selfCollision off)
         for robot in self._robots.values():
             names = [b.name for b in spec.bodies if b.name.startswith(f"r{robot.rid}_")]

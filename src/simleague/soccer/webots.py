@@ -7,7 +7,8 @@ their contents). What is imported, as Webots R2022b defines it (z up, a camera l
 
 * ``Robot`` is the root body (a free joint); ``Solid`` and ``TouchSensor`` nodes are bodies, welded
   to their parent unless they are a joint's ``endPoint``; ``Transform``/``Pose``/``Group`` place
-  their children;
+  their children; a ``Slot``'s ``endPoint`` is one of them where the slot is (the league's
+  RobocupRobot wears its jersey so);
 * ``Physics``: ``mass``, ``centerOfMass``, ``inertiaMatrix`` (about the centre of mass); without an
   inertia matrix the mass is spread over the bounding object by volume, without a mass the
   ``density`` (1000 kg/m^3) fills it; a Solid without Physics adds no mass (Webots merges it into
@@ -43,7 +44,7 @@ from scipy.spatial.transform import Rotation
 
 from .vrml import Node, ProtoError, load_robot
 
-IMPORTER_VERSION = "1"               # part of the cache key: bump when the output changes
+IMPORTER_VERSION = "2"               # part of the cache key: bump when the output changes
 DEFAULT_DENSITY = 1000.0             # kg/m^3 (Webots' Physics.density)
 KINEMATIC_MASS = 0.001               # kg, for a joint's endPoint without Physics
 IGNORED = {"LED", "Speaker", "Emitter", "Receiver", "Display", "InertialUnit", "GPS", "Compass",
@@ -151,7 +152,7 @@ class _Builder:
     def body(self, parent, node: Node, frame: _Frame, free: bool = False):
         """A body for Solid-like ``node`` at ``frame`` of ``parent`` (welded, or the root with a
         free joint); its children follow."""
-        body = parent.add_body(name=self.unique(node.string("name", "solid")), pos=frame.pos, quat=frame.quat)
+        body = parent.add_body(name=self.unique(node.string("name", "") or "solid"), pos=frame.pos, quat=frame.quat)
         if free:
             body.add_freejoint(name="root")
         self.fill(body, node, moving=free)
@@ -213,6 +214,10 @@ class _Builder:
                 self.joint(body, child, frame)
             elif kind in _DEVICES:
                 self.device(body, child, frame * _local(child))
+            elif kind == "Slot":
+                plugged = child.node("endPoint")
+                if plugged is not None:
+                    self.children(body, [plugged], frame)
             elif kind in _UNSUPPORTED_JOINTS:
                 raise ProtoError(f"{child.where()}: not supported (hinge joints only)")
             elif kind not in IGNORED:
@@ -229,7 +234,7 @@ class _Builder:
         axes = [(node.node("jointParameters"), node.nodes("device"), [1.0, 0.0, 0.0])]
         if node.type == "Hinge2Joint":
             axes.append((node.node("jointParameters2"), node.nodes("device2"), [0.0, 1.0, 0.0]))
-        body = parent.add_body(name=self.unique(end.string("name", "solid")), pos=child_frame.pos,
+        body = parent.add_body(name=self.unique(end.string("name", "") or "solid"), pos=child_frame.pos,
                                quat=child_frame.quat)
         to_child = child_frame.inverse() * frame
         for parameters, devices, default_axis in axes:

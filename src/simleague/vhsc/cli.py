@@ -240,7 +240,9 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
 def vhsc_referee_test(paths: list[Path] = typer.Argument(..., help="Scenario folders, or folders holding them."),
                       models: list[Path] = ModelsOpt):
     """Run the league's referee test scenarios (test_scenario.json with its game.json) on our
-    referee: a line per test and per scenario, then the totals; exit 1 if a test failed."""
+    referee: a line per test and per scenario, then the totals; exit 1 if a test failed. Robots
+    are looked for under --models, then in the protos folder of the league's repository that
+    holds the scenarios; one found nowhere is replaced by our kid robot."""
     from .scenario import ScenarioError, find_scenarios, run_scenario
 
     folders = find_scenarios(list(paths))

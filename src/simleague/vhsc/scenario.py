@@ -23,7 +23,9 @@ one. Differences, stated: positions are compared in x and y (the robots' referen
 in height); a force acts on the ball for one basic step (Webots' ``addForce``), a velocity on a
 robot sets its trunk's linear velocity and stops its spin (Webots' ``setVelocity`` with the
 test supervisor's null angular velocity), an orientation about another axis than z lays the
-robot down; a test whose event never became active fails ("never checked").
+robot down; a test whose event never became active fails ("never checked"). Robot models are looked
+for in the folders given, then in the league repository's ``protos`` folder above the scenario
+(:func:`league_protos`), then among our own; one found nowhere is our kid robot.
 :func:`run_scenario` raises :class:`ScenarioError` for a scenario it cannot read.
 """
 
@@ -190,6 +192,16 @@ def _durations(args: list[str], where: Path) -> dict[str, float]:
     return out
 
 
+def league_protos(folder: Path) -> list[Path]:
+    """The ``protos`` folder of the nearest folder above scenario ``folder`` that has one: in the
+    league's simulator repository the scenarios are under ``controllers/referee/tests`` and the
+    robots their team files name (``RobocupRobot``) under ``protos/robots``. [] if there is none."""
+    for parent in folder.resolve().parents:
+        if (parent / "protos").is_dir():
+            return [parent / "protos"]
+    return []
+
+
 class _Table:
     """The world and referee a scenario runs on, with the supervisor's reads and moves."""
 
@@ -199,6 +211,7 @@ class _Table:
         except ConfigError as e:
             raise ScenarioError(str(e)) from None
         config = game.config
+        models = [*models, *league_protos(folder)]
         directories = [*models, BUILT_IN_MODELS]
         teams = {}
         for colour, team in game.teams.items():
