@@ -2,14 +2,21 @@
 
 Agents are separate processes (``python -m simleague.ciberrato.agent``) on 127.0.0.1, started
 after the server is bound and always killed at the end. External agents may join instead
-(``agents=0, wait_for=N``). The trial ends when every robot has finished or SimTime is reached.
-Ranking follows the 2008 rules, section 5.5: ascending score, then ascending visiting time.
+(``agents=0, wait_for=N``), or teams' own programs started from their command lines
+(``robots``: :class:`RobotLaunch`). The trial ends when every robot has finished or SimTime is
+reached. Ranking follows the 2008 rules, section 5.5: ascending score, then ascending visiting time.
+
+:func:`run_described` runs a trial from a plain description (a dict), for competitions
+(:mod:`simleague.competition`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -33,13 +40,28 @@ class TrialError(Exception):
     """The trial could not run (port busy, agents that never registered ...); ``str()`` says why."""
 
 
+@dataclass(frozen=True)
+class RobotLaunch:
+    """A team's robot program: its grid position ``pos`` (1-based), the robot ``name``, the
+    command line ``argv`` in which ``{port}`` is still to be filled with the server's port, the
+    working folder ``workdir`` and a file ``output`` for its standard output and error (None:
+    discarded)."""
+
+    pos: int
+    name: str
+    argv: tuple[str, ...]
+    workdir: Path | None = None
+    output: Path | None = None
+
+
 @dataclass
 class TrialOptions:
     """``agents`` sample agents to start, ``wait_for`` robots to wait for (default: ``agents``),
     clock ``mode``, ``seed``, ``scoring``, ``log`` path, ``host``/``port`` (0: any free port),
     ``register_timeout`` (s) for the robots to register; ``web_port`` serves the web viewer on
     ``web_host`` (None: no viewer, 0: any free port), and after the end it keeps showing the final
-    state for ``web_linger`` s (negative: until cancelled)."""
+    state for ``web_linger`` s (negative: until cancelled). ``robots``, when given, are started
+    instead of the sample agents (``agents`` is then ignored)."""
 
     agents: int = 3
     wait_for: int | None = None
@@ -53,6 +75,7 @@ class TrialOptions:
     web_port: int | None = None
     web_host: str = "127.0.0.1"
     web_linger: float = 0.0
+    robots: tuple[RobotLaunch, ...] = ()
 
 
 def _action_record(a) -> dict:
@@ -78,7 +101,7 @@ def score_table(world: World) -> list[dict]:
 async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World], None] | None,
                on_result: Callable[[dict], None] | None, on_web: Callable[[str], None] | None) -> dict:
     world = World(scenario, seed=opt.seed, scoring=opt.scoring)
-    expected = opt.wait_for if opt.wait_for is not None else opt.agents
+    expected = opt.wait_for if opt.wait_for is not None else len(opt.robots) or opt.agents
     if expected < 1:
         raise TrialError("nothing to run: give --agents N or --wait-for N")
     if expected > len(scenario.grid.positions):
@@ -141,42 +164,131 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
             await viewer.close()
 
 
-async def _play(scenario: Scenario, opt: TrialOptions, server: Server, expected: int) -> dict:
-    """Start the agents, wait for the robots, serve the trial to its end; the result."""
-    procs: list[subprocess.Popen] = []
+def _launches(scenario: Scenario, opt: TrialOptions, port: int) -> list[RobotLaunch]:
+    """The robot programs to start: the teams' (``{port}`` filled in) or the sample agents."""
+    if opt.robots:
+        return [dataclasses.replace(r, argv=tuple(w.replace("{port}", str(port)) for w in r.argv))
+                for r in opt.robots]
+    # the sample agents know the arena's size, as the rules of an edition state it
+    lab = scenario.lab
+    arena = ["--arena", f"{lab.width:g}x{lab.height:g}"] if max(lab.width, lab.height) <= agent.HALF else []
+    return [RobotLaunch(i, f"simleague{i}", (sys.executable, "-m", "simleague.ciberrato.agent", "--host", opt.host,
+                                             "--port", str(port), "--pos", str(i), "--name", f"simleague{i}", *arena))
+            for i in range(1, opt.agents + 1)]
+
+
+def _start(launch: RobotLaunch) -> subprocess.Popen:
+    """Start a robot's program in a session of its own (so that all it starts can be stopped),
+    with this interpreter's folder first on its PATH (``python`` and ``simleague`` are ours)."""
+    out = open(launch.output, "ab") if launch.output else subprocess.DEVNULL
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     try:
-        # the sample agents know the arena's size, as the rules of an edition state it
-        lab = scenario.lab
-        arena = ["--arena", f"{lab.width:g}x{lab.height:g}"] if max(lab.width, lab.height) <= agent.HALF else []
-        for i in range(1, opt.agents + 1):
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "simleague.ciberrato.agent", "--host", opt.host,
-                 "--port", str(server.port), "--pos", str(i), "--name", f"simleague{i}", *arena],
-                stdin=subprocess.DEVNULL))
+        return subprocess.Popen(list(launch.argv), cwd=launch.workdir, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT if launch.output else None, start_new_session=True, env=env)
+    except OSError as exc:
+        raise TrialError(f"cannot start {launch.name}'s program {launch.argv[0]!r}: {exc.strerror or exc}") from None
+    finally:
+        if launch.output:
+            out.close()
+
+
+def _stop(procs: list[subprocess.Popen]) -> None:
+    """Terminate every process group still running, then kill what is left after 5 s."""
+    for p in procs:
+        if p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+async def _play(scenario: Scenario, opt: TrialOptions, server: Server, expected: int) -> dict:
+    """Start the robots' programs, wait for the robots, serve the trial to its end; the result.
+    A program that exits before its robot registered leaves it out (``absent``): the trial
+    starts with the others."""
+    procs: dict[int, tuple[RobotLaunch, subprocess.Popen]] = {}
+    try:
+        for launch in _launches(scenario, opt, server.port):
+            procs[launch.pos] = (launch, _start(launch))
         task = asyncio.create_task(server.run())
         deadline = time.monotonic() + opt.register_timeout
         while len(server.robots) < expected and not task.done():
+            absent = [pos for pos, (_, p) in procs.items() if p.poll() is not None and pos not in server.robots]
+            if opt.robots and absent and len(server.robots) >= expected - len(absent):
+                expected = server.opt.autostart = expected - len(absent)
+                if expected == 0:                    # no team's program came: nothing to run
+                    server.close()
+                break
             if time.monotonic() > deadline:
                 raise TrialError(f"only {len(server.robots)} of {expected} robots registered "
                                  f"within {opt.register_timeout:g} s")
-            if procs and all(p.poll() is not None for p in procs) and len(server.robots) < expected:
+            if procs and all(p.poll() is not None for _, p in procs.values()) and len(server.robots) < expected:
                 raise TrialError("the agent processes exited before registering")
             await asyncio.sleep(0.05)
         await task
     finally:
         server.close()
-        for p in procs:
-            if p.poll() is None:
-                p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-    return {"lab": scenario.lab.name, "seed": opt.seed, "scoring": opt.scoring, "mode": opt.mode,
-            "cycles": server.world.time, "sim_time": scenario.params.sim_time,
-            "robots": score_table(server.world)}
+        _stop([p for _, p in procs.values()])
+    result = {"lab": scenario.lab.name, "seed": opt.seed, "scoring": opt.scoring, "mode": opt.mode,
+              "cycles": server.world.time, "sim_time": scenario.params.sim_time,
+              "max_score": server.world.rules.initial_score() + 100, "robots": score_table(server.world)}
+    if opt.robots:
+        exits = {pos: p.returncode for pos, (_, p) in procs.items()}
+        for row in result["robots"]:
+            row["exit_code"] = exits.get(row["id"])
+        result["absent"] = [{"id": pos, "name": launch.name, "exit_code": p.returncode}
+                            for pos, (launch, p) in procs.items() if pos not in server.world.records]
+    return result
+
+
+def run_described(description: dict) -> dict:
+    """Run one trial from a plain description and return its result (the competition runners'
+    entry point: a dict in, a dict out, nothing else shared). The description: ``lab``, ``grid``,
+    ``params`` (paths or None for the bundled ones), ``seed``, ``scoring``, ``mode``,
+    ``register_timeout`` (s), ``log`` (path or None), ``robots``: a list of {``pos``, ``name``,
+    ``argv`` (``{port}`` filled in here), ``workdir``, ``output``}. The result is
+    :func:`run_trial`'s, with ``max_score`` (5.4 item 11), per robot the program's ``exit_code``
+    and ``absent``: the robots whose program exited before registering. Raises
+    :class:`TrialError` when the trial could not run, ``ScenarioError`` for bad files."""
+    from .scenario import load_scenario
+
+    path = lambda key: Path(description[key]) if description.get(key) else None  # noqa: E731
+    scenario = load_scenario(path("lab"), path("grid"), path("params"))
+    robots = tuple(RobotLaunch(int(r["pos"]), str(r["name"]), tuple(r["argv"]),
+                               Path(r["workdir"]) if r.get("workdir") else None,
+                               Path(r["output"]) if r.get("output") else None) for r in description["robots"])
+    options = TrialOptions(mode=description.get("mode", "lockstep"), seed=int(description["seed"]),
+                           scoring=description.get("scoring", "2008"), log=path("log"),
+                           register_timeout=float(description.get("register_timeout", 60.0)), robots=robots)
+    result = run_trial(scenario, options)
+    if options.log and description.get("plot"):
+        from .plot import PlotError, save_plot
+        try:
+            save_plot(options.log, description["plot"])
+        except PlotError as exc:
+            result["plot_error"] = str(exc)
+    return result
+
+
+def check_described(description: dict) -> list[str]:
+    """What stops a competition's trials here, checked before the first: the lab, grid and
+    parameter files of each leg (``legs``: [{lab, grid, params}]). Returns the problems, one line
+    each (none: [])."""
+    from .scenario import ScenarioError, load_scenario
+
+    problems = []
+    for leg in description.get("legs", []):
+        try:
+            load_scenario(*(Path(leg[k]) if leg.get(k) else None for k in ("lab", "grid", "params")))
+        except ScenarioError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def run_trial(scenario: Scenario, options: TrialOptions,
