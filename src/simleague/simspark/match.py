@@ -1,16 +1,20 @@
-"""A match of two teams of sample agents (:mod:`simleague.simspark.agent`), each a separate process
-talking TCP to a server started here, in sync mode without real time: the agents join, beam to
-their places, the left team kicks off once everyone stands in place, and the first half is played
-(RuleHalfTime of game time).
+"""A match of two teams of sample agents (:mod:`simleague.simspark.agent`), or of teams' own agent
+programs (:class:`TeamLaunch`), each agent a separate process talking TCP to a server started
+here, in sync mode without real time: the agents join, beam to their places, the left team kicks
+off once everyone stands in place, and the first half is played (RuleHalfTime of game time).
+:func:`run_described` plays one from a plain description, for tournaments
+(:mod:`simleague.competition`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..soccer.rules import PlayMode, SoccerRules, Team
 from ..soccer.world import CYCLE
@@ -25,6 +29,33 @@ SETTLE_CYCLES = 50                 # cycles everyone stands in place before the 
 
 class MatchError(RuntimeError):
     """The match could not be played (agents that did not join in time, a port taken)."""
+
+
+@dataclass(frozen=True)
+class TeamLaunch:
+    """A team's agent program: the team ``name`` (as it inits), the command line ``argv`` with
+    ``{host}``, ``{port}``, ``{unum}`` and ``{team}`` still to be filled in, its working folder
+    ``workdir`` and a file ``output`` for its agents' standard output and error (None: discarded)."""
+
+    name: str
+    argv: tuple[str, ...]
+    workdir: Path | None = None
+    output: Path | None = None
+
+    def command(self, host: str, port: int, unum: int) -> list[str]:
+        """The command line of agent ``unum``."""
+        fill = {"{host}": host, "{port}": str(port), "{unum}": str(unum), "{team}": self.name}
+        out = []
+        for word in self.argv:
+            for key, value in fill.items():
+                word = word.replace(key, value)
+            out.append(word)
+        return out
+
+
+def _sample(team: str) -> TeamLaunch:
+    return TeamLaunch(team, (sys.executable, "-m", "simleague.simspark.agent", "--host", "{host}", "--port", "{port}",
+                             "--team", "{team}", "--unum", "{unum}"))
 
 
 @dataclass(frozen=True)
@@ -51,10 +82,11 @@ class MatchResult:
 
 async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: str = "127.0.0.1",
                agent_port: int = 0, monitor_port: int = 0, join_timeout: float = 120.0,
-               progress=None, setup=None) -> MatchResult:
-    """Play the first half of a match of ``agents`` sample agents a side. ``progress`` (if given)
-    is called with the game about once a second; ``setup(game)`` (if given) returns the server's
-    ``on_cycle`` (a run log, a viewer). Raises :class:`MatchError`."""
+               progress=None, setup=None, teams: tuple[TeamLaunch, TeamLaunch] | None = None) -> MatchResult:
+    """Play the first half of a match of ``agents`` agents a side: the sample agents, or the
+    ``teams``' programs (left, right). ``progress`` (if given) is called with the game about once
+    a second; ``setup(game)`` (if given) returns the server's ``on_cycle`` (a run log, a viewer).
+    Raises :class:`MatchError`."""
     if not 1 <= agents <= 11:
         raise MatchError(f"1 to 11 agents a side, not {agents}")
     rules = SoccerRules(half_time=half_time)
@@ -69,23 +101,34 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
     processes = []
     run = asyncio.create_task(server.run())
     try:
-        def start(team: str, unum: int):
-            return asyncio.create_subprocess_exec(
-                sys.executable, "-m", "simleague.simspark.agent", "--host", host,
-                "--port", str(server.agent_port), "--team", team, "--unum", str(unum),
-                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        launches = teams or (_sample(TEAMS[0]), _sample(TEAMS[1]))
+        path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+        async def start(side: int, unum: int):
+            launch = launches[side]
+            out = open(launch.output, "ab") if launch.output else asyncio.subprocess.DEVNULL
+            try:
+                return await asyncio.create_subprocess_exec(
+                    *launch.command(host, server.agent_port, unum), cwd=launch.workdir,
+                    stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=asyncio.subprocess.STDOUT,
+                    env=dict(os.environ, PATH=path))
+            except OSError as e:
+                raise MatchError(f"cannot start {launch.name}'s agent {unum}: {e.strerror or e}") from None
+            finally:
+                if launch.output:
+                    out.close()
 
         # the first team name the server sees plays left: the left team's first agent joins alone
-        processes.append(await start(TEAMS[0], 1))
+        processes.append(await start(0, 1))
         deadline = time.monotonic() + join_timeout
         while game.team_names[Team.LEFT] is None:
             if time.monotonic() > deadline or run.done():
                 raise MatchError(f"the first agent did not join in {join_timeout:.0f} s")
             await asyncio.sleep(0.01)
         for unum in range(1, agents + 1):
-            for team in TEAMS:
-                if (team, unum) != (TEAMS[0], 1):
-                    processes.append(await start(team, unum))
+            for side in (0, 1):
+                if (side, unum) != (0, 1):
+                    processes.append(await start(side, unum))
         deadline = time.monotonic() + join_timeout
         ready_at = None
         while game.referee.play_mode is PlayMode.BeforeKickOff:
@@ -115,7 +158,7 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
             await asyncio.sleep(0.01)
         seconds, cycles = time.monotonic() - started, round(half_time / CYCLE)
         score = (game.referee.score[Team.LEFT], game.referee.score[Team.RIGHT])
-        return MatchResult(TEAMS, score, cycles, seconds, 2 * agents)
+        return MatchResult((launches[0].name, launches[1].name), score, cycles, seconds, 2 * agents)
     finally:
         server.stop()
         for p in processes:
@@ -126,3 +169,49 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
         if not run.done():
             await run
         await server.close()
+
+
+def run_described(description: dict) -> dict:
+    """Play one match from a plain description and return its result (the tournament runners'
+    entry point: a dict in, a dict out). The description: ``teams`` (left, right), each {``name``,
+    ``argv`` (with ``{host}``, ``{port}``, ``{unum}``, ``{team}``), ``workdir``, ``output``};
+    ``agents`` a side, ``half_time`` (s of game time), ``seed``, ``log`` (path or None, a run log
+    for ``simleague simspark replay``; the server's messages go to ``server.log`` beside it). The result: ``teams``, ``score`` (left, right), ``cycles``,
+    ``seconds``. Raises :class:`MatchError`."""
+    teams = tuple(TeamLaunch(t["name"], tuple(t["argv"]), Path(t["workdir"]) if t.get("workdir") else None,
+                             Path(t["output"]) if t.get("output") else None) for t in description["teams"])
+    outputs = {}
+
+    def setup(game):                               # a run log as ``match --log`` writes it
+        from ..recorder import Recorder
+        from . import web
+
+        recorder = outputs["log"] = Recorder(Path(description["log"]), web.LOG_FORMAT,
+                                             web.log_header(game, int(description["seed"])))
+
+        def on_cycle():
+            if game.world.cycle % web.FRAME_EVERY == 0:
+                record = web.frame(game)
+                del record["type"]
+                recorder.cycle(record)
+        return on_cycle
+
+    handler = None
+    if description.get("log"):                     # the server's messages beside the run log
+        handler = logging.FileHandler(Path(description["log"]).with_name("server.log"))
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
+    try:
+        result = asyncio.run(play(int(description["agents"]), int(description["seed"]),
+                                  float(description["half_time"]), teams=teams,
+                                  setup=setup if description.get("log") else None))
+    finally:
+        if "log" in outputs:
+            outputs["log"].close()
+        if handler is not None:
+            log.removeHandler(handler)
+            log.propagate = True
+            handler.close()
+    return {"teams": list(result.teams), "score": list(result.score), "cycles": result.cycles,
+            "seconds": result.seconds}
