@@ -103,3 +103,67 @@ def soccer_replay(log: Path, web: int, web_host: str, fmt: str) -> None:
         fail(f"cannot serve the web viewer on {web_host}:{web}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         interrupted()
+
+
+# ------------------------------------------------------------------ competitions and tournaments
+OutOpt = typer.Option(None, "--out", "-o", help="Folder for the results, logs and report (default: the "
+                                                "file's name without .toml).")
+WorkersOpt = typer.Option(0, min=0, help="Trials or matches at a time on this machine (0: one per core).")
+RayOpt = typer.Option(None, "--ray", help="Run them as tasks on the Ray cluster at this address "
+                                          "(e.g. 10.0.0.1:6379) instead.")
+RayCpusOpt = typer.Option(1.0, "--ray-cpus", min=0.01, help="CPUs each asks of Ray.")
+RestartOpt = typer.Option(False, "--restart", help="Forget the results kept in the folder.")
+
+
+def load_competition_file(file: Path, world: str):
+    """The competition file ``file`` of ``world``, or a one-line error."""
+    from .competition.config import CompetitionError, load_competition
+    try:
+        comp = load_competition(file)
+    except CompetitionError as exc:
+        fail(str(exc))
+    if comp.competition.world != world:
+        fail(f"{file}: competition.world is {comp.competition.world!r}; run it with "
+             f"simleague {comp.competition.world} {'competition' if comp.competition.world == 'ciberrato' else 'tournament'}")
+    return comp
+
+
+def run_competition_command(comp, file: Path, out: Path | None, restart: bool, function: str, workers: int,
+                            ray: str | None, ray_cpus: float, total: int, what: str, run) -> tuple:
+    """The part every competition command shares: the results folder (emptied by ``restart``),
+    the pool (local or Ray), a progress bar on a terminal (a line per finished job otherwise),
+    Ctrl-C. ``run(folder, pool, on_event)`` runs it; returns (its outcome, the folder)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from .competition.config import CompetitionError
+    from .competition.pools import LocalPool, RayPool
+    from .competition.store import StoreError
+
+    folder = out or file.with_suffix("")
+    if restart and (folder / "results.sqlite").exists():
+        (folder / "results.sqlite").unlink()
+    try:
+        pool = RayPool(function, ray, ray_cpus) if ray else LocalPool(function, workers)
+    except RuntimeError as exc:
+        fail(str(exc))
+    where = f"the Ray cluster at {ray}" if ray else f"{pool.workers} local workers"
+    err.print(f"{comp.competition.name}: {len(comp.team)} teams, up to {total} {what} on {where}; results in {folder}")
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err,
+                        disable=not err.is_terminal)
+    bar = progress.add_task(what, total=total)
+
+    def on_event(kind: str, key: str, text: str) -> None:
+        if kind in ("done", "kept", "failed"):
+            progress.advance(bar)
+        if kind in ("retry", "failed") or not err.is_terminal and kind == "done":
+            err.print(f"{key}: {kind} ({text})", highlight=False)
+
+    try:
+        with progress:
+            return run(folder, pool, on_event), folder
+    except (CompetitionError, StoreError) as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        interrupted(f"the finished {what} are kept in {folder / 'results.sqlite'}; run again to resume")
+    finally:
+        pool.close()

@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from ..cli_common import PORT, WebHostOpt, WebOpt, check_mode, err, fail, interrupted, start_viewer
+from ..cli_common import (PORT, OutOpt, RayCpusOpt, RayOpt, RestartOpt, WebHostOpt, WebOpt, WorkersOpt, check_mode,
+                          err, fail, interrupted, load_competition_file, run_competition_command, start_viewer)
 
 app = typer.Typer(help="The CiberRato maze competition (2008 rules, original UDP/XML protocol).",
                   no_args_is_help=True)
@@ -199,3 +200,41 @@ def replay(log: Path = typer.Argument(..., help="A trial log (simleague ciberrat
         asyncio.run(main())
     except KeyboardInterrupt:
         interrupted()
+
+
+@app.command()
+def competition(file: Path = typer.Argument(..., help="The competition file (TOML): teams, legs, seed."),
+                out: Optional[Path] = OutOpt,
+                decisions: Optional[Path] = typer.Option(None, "--decisions", help="The judges' decisions (TOML): "
+                                                         "voided trials, excluded robots, score corrections."),
+                workers: int = WorkersOpt, ray: Optional[str] = RayOpt, ray_cpus: float = RayCpusOpt,
+                restart: bool = RestartOpt):
+    """Run a whole competition: every trial of every leg (the grid rotated, seeds from the file's),
+    the standings by section 5.5 with the judges' decisions, a report (HTML, JSON, CSV). Run again,
+    it resumes: finished trials are kept. Exit code 1 if a trial could not be run."""
+    from ..competition.config import CompetitionError, load_decisions
+    from ..competition.report import write_report
+    from ..competition.run import WORLDS, possible_trials, run_competition
+
+    comp = load_competition_file(file, "ciberrato")
+    try:
+        judged = load_decisions(decisions, comp, possible_trials(comp))
+    except CompetitionError as exc:
+        fail(str(exc))
+    total = sum(-(-len(comp.team) // leg.robots_per_trial) * leg.trials for leg in comp.leg)
+    outcome, folder = run_competition_command(
+        comp, file, out, restart, WORLDS["ciberrato"][0], workers, ray, ray_cpus, total, "trials",
+        lambda folder, pool, on_event: run_competition(comp, folder, judged, pool, on_event))
+    files = write_report(outcome, folder)
+    t = Table(title=f"{outcome.name}: standings (lower is better: score, then time in cycles)")
+    for col in ("Rank", "Team", "Score", "Time", "Trials counted"):
+        t.add_column(col)
+    for s in outcome.final:
+        t.add_row(str(s.rank), s.team, str(s.score), str(s.time), ", ".join(s.counted))
+    Console().print(t)
+    failed = [tr.trial.key for _, trials, _ in outcome.legs for tr in trials if tr.status != "done"]
+    if failed:
+        err.print(f"[red]not run (infrastructure): {', '.join(failed)}[/red]")
+    err.print(f"wrote {', '.join(str(f) for f in files)}")
+    if failed:
+        raise typer.Exit(1)

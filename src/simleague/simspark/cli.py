@@ -1,5 +1,5 @@
 """``simleague simspark``: the server for SimSpark agents and monitors, a match of sample agents,
-replays, the sample agent."""
+tournaments of teams' agents, replays, the sample agent."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from typing import Optional
 
 import typer
 
-from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, serve_until_stopped, soccer_replay
+from rich.console import Console
+from rich.table import Table
+
+from ..cli_common import (PORT, OutOpt, RayCpusOpt, RayOpt, RestartOpt, WebHostOpt, WebOpt, WorkersOpt, err, fail,
+                          interrupted, load_competition_file, run_competition_command, serve_until_stopped,
+                          soccer_replay)
 
 app = typer.Typer(help="SimSpark-compatible 3D soccer on MuJoCo: agents on TCP 3100, monitors on 3200 (seed 002).",
                   no_args_is_help=True)
@@ -155,3 +160,35 @@ def simspark_agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Opti
     if robot_type is not None:
         argv += ["--type", str(robot_type)]
     raise typer.Exit(main(argv))
+
+
+@app.command("tournament")
+def simspark_tournament(file: Path = typer.Argument(..., help="The tournament file (TOML): teams, format, seed."),
+                        out: Optional[Path] = OutOpt, workers: int = WorkersOpt, ray: Optional[str] = RayOpt,
+                        ray_cpus: float = RayCpusOpt, restart: bool = RestartOpt):
+    """Run a soccer tournament of teams' agent programs: a round robin (points, goal difference,
+    goals) or a knock-out, each match the first half in sync mode, a report (HTML, JSON, CSV). Run
+    again, it resumes: finished matches are kept. Exit code 1 if a match could not be played."""
+    from ..competition.report import write_tournament_report
+    from ..competition.tournament import MATCHES, run_tournament
+
+    comp = load_competition_file(file, "simspark")
+    n = len(comp.team)
+    total = n * (n - 1) // 2 if comp.competition.format == "round_robin" else n - 1
+    outcome, folder = run_competition_command(
+        comp, file, out, restart, MATCHES["simspark"], workers, ray, ray_cpus, total, "matches",
+        lambda folder, pool, on_event: run_tournament(comp, folder, pool, on_event))
+    files = write_tournament_report(outcome, folder)
+    t = Table(title=f"{outcome.name}: standings")
+    for col in ("Rank", "Team", "Played", "Won", "Drawn", "Lost", "Goals", "Points"):
+        t.add_column(col)
+    for r in outcome.standings:
+        t.add_row(str(r.rank), r.team, str(r.played), str(r.won), str(r.drawn), str(r.lost),
+                  f"{r.goals_for}:{r.goals_against}", str(r.points))
+    Console().print(t)
+    failed = [m.match.key for _, ms in outcome.rounds for m in ms if m.status not in ("done", "bye")]
+    if failed:
+        err.print(f"[red]not played (infrastructure): {', '.join(failed)}[/red]")
+    err.print(f"wrote {', '.join(str(f) for f in files)}")
+    if failed:
+        raise typer.Exit(1)
