@@ -9,6 +9,7 @@ off once everyone stands in place, and the first half is played (RuleHalfTime of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -25,6 +26,7 @@ log = logging.getLogger("simleague.simspark")
 
 TEAMS = ("SampleLeft", "SampleRight")
 SETTLE_CYCLES = 50                 # cycles everyone stands in place before the kick-off
+STOP_GRACE = 3.0                   # s an agent has to end after SIGTERM before it is killed
 
 
 class MatchError(RuntimeError):
@@ -161,11 +163,18 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
         return MatchResult((launches[0].name, launches[1].name), score, cycles, seconds, 2 * agents)
     finally:
         server.stop()
-        for p in processes:
-            if p.returncode is None:
-                p.kill()
-        for p in processes:
-            await p.wait()
+        running = [p for p in processes if p.returncode is None]
+        for p in running:                  # a team's program (a docker client) may need to stop its own
+            with contextlib.suppress(ProcessLookupError):
+                p.terminate()
+        try:
+            await asyncio.wait_for(asyncio.gather(*(p.wait() for p in running)), STOP_GRACE)
+        except asyncio.TimeoutError:
+            for p in running:
+                with contextlib.suppress(ProcessLookupError):
+                    p.kill()
+            for p in running:
+                await p.wait()
         if not run.done():
             await run
         await server.close()
