@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import recorder
+from ..programs import environment, fill
 from . import agent
 from . import messages as M
 from .scenario import Scenario
@@ -167,8 +168,7 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
 def _launches(scenario: Scenario, opt: TrialOptions, port: int) -> list[RobotLaunch]:
     """The robot programs to start: the teams' (``{port}`` filled in) or the sample agents."""
     if opt.robots:
-        return [dataclasses.replace(r, argv=tuple(w.replace("{port}", str(port)) for w in r.argv))
-                for r in opt.robots]
+        return [dataclasses.replace(r, argv=tuple(fill(r.argv, {"port": port}))) for r in opt.robots]
     # the sample agents know the arena's size, as the rules of an edition state it
     lab = scenario.lab
     arena = ["--arena", f"{lab.width:g}x{lab.height:g}"] if max(lab.width, lab.height) <= agent.HALF else []
@@ -181,10 +181,10 @@ def _start(launch: RobotLaunch) -> subprocess.Popen:
     """Start a robot's program in a session of its own (so that all it starts can be stopped),
     with this interpreter's folder first on its PATH (``python`` and ``simleague`` are ours)."""
     out = open(launch.output, "ab") if launch.output else subprocess.DEVNULL
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     try:
         return subprocess.Popen(list(launch.argv), cwd=launch.workdir, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT if launch.output else None, start_new_session=True, env=env)
+                                stderr=subprocess.STDOUT if launch.output else None, start_new_session=True,
+                                env=environment())
     except OSError as exc:
         raise TrialError(f"cannot start {launch.name}'s program {launch.argv[0]!r}: {exc.strerror or exc}") from None
     finally:

@@ -4,11 +4,10 @@ and the world's own files through the world's check function. Run as a pool job.
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
 from pathlib import Path
 
+from ..programs import search_path
 from .pools import call
 
 
@@ -18,7 +17,7 @@ def check_teams(description: dict) -> list[str]:
     when it is a path, in the team's folder; each docker image (``images``: [{team, image}])
     present; then ``world_check`` (``module:function``, optional) on ``world``."""
     problems = []
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    path = search_path()
     for program in description.get("programs", []):
         argv0, workdir = program["argv0"], program.get("workdir")
         if "/" in argv0:                                  # a path, relative to the team's folder

@@ -41,6 +41,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..programs import fill
+
 #: the placeholders of a team's command line, per world
 PLACEHOLDERS = {"ciberrato": ("{host}", "{port}", "{pos}", "{name}"),
                 "simspark": ("{host}", "{port}", "{unum}", "{team}")}
@@ -80,16 +82,14 @@ class Team(_Strict):
             raise ValueError("empty command")
         return value
 
-    def argv(self, host: str, port: int | str, pos: int, name: str) -> list[str]:
-        """The command's words with the placeholders filled in (``port`` may stay "{port}" for
-        the trial to fill in once its server is bound)."""
-        fill = {"{host}": host, "{port}": str(port), "{pos}": str(pos), "{name}": name}
-        words = []
-        for word in shlex.split(self.command):
-            for key, value in fill.items():
-                word = word.replace(key, value)
-            words.append(word)
-        return words
+    def argv(self, **values) -> list[str]:
+        """The command line that starts one robot: the command's words with the placeholders of
+        ``values`` (e.g. ``host="127.0.0.1"``) filled in, the others left for the world to fill;
+        inside ``docker run --rm --init --network host IMAGE`` when the team has an image."""
+        words = fill(shlex.split(self.command), values)
+        if self.image is None:
+            return words
+        return ["docker", "run", "--rm", "--init", "--network", "host", self.image, *words]
 
 
 class Leg(_Strict):

@@ -13,14 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shlex
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .config import Competition, CompetitionError, Decisions, Team
+from .config import Competition, CompetitionError, Decisions
 from .pools import Pool
 from .ranking import Entry, Standing, leg_standings, trial_entries
 from .schedule import Trial, leg_trials
@@ -45,7 +43,6 @@ class TrialOutcome:
     error: str | None = None
     folder: str = ""
     cycles: int | None = None
-    seconds: float | None = None
     voided: list[str] = field(default_factory=list)
 
 
@@ -74,15 +71,9 @@ def possible_trials(comp: Competition) -> set[str]:
 
 
 def slug(text: str) -> str:
+    """``text`` as a file name: runs of characters other than letters, digits, ``.``, ``_`` and
+    ``-`` become one ``-`` ("Leg 1/2" -> "Leg-1-2")."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
-
-
-def _argv(team: Team, pos: int) -> list[str]:
-    words = team.argv(HOST, "{port}", pos, team.name)          # the trial fills in its port
-    if team.image is None:
-        return words
-    return ["docker", "run", "--rm", "--init", "--network", "host", "--name", f"simleague-{uuid.uuid4().hex[:12]}",
-            team.image, *words]
 
 
 def describe(comp: Competition, trial: Trial, run: int, out: Path) -> tuple[dict, str]:
@@ -92,7 +83,7 @@ def describe(comp: Competition, trial: Trial, run: int, out: Path) -> tuple[dict
     folder = f"trials/{slug(trial.key)}-run{run}"
     (out / folder).mkdir(parents=True, exist_ok=True)
     teams = comp.teams
-    robots = [{"pos": s.pos, "name": s.team, "argv": _argv(teams[s.team], s.pos),
+    robots = [{"pos": s.pos, "name": s.team, "argv": teams[s.team].argv(host=HOST, pos=s.pos, name=s.team),
                "workdir": str(teams[s.team].workdir) if teams[s.team].workdir else None,
                "output": str(out / folder / f"{slug(s.team)}.out")} for s in trial.slots]
     return ({"lab": leg.lab and str(leg.lab), "grid": leg.grid and str(leg.grid), "params": leg.params and str(leg.params),
@@ -105,7 +96,7 @@ def check(comp: Competition, pool: Pool, world: dict | None = None) -> list[str]
     """The problems that would stop the trials or matches (teams' programs and images, and the
     world's files given by ``world`` to its check function), checked where they run (a worker of
     ``pool``; on a cluster, one of its workers)."""
-    programs = [{"team": t.name, "argv0": shlex.split(t.command)[0], "workdir": t.workdir and str(t.workdir)}
+    programs = [{"team": t.name, "argv0": t.argv()[0], "workdir": t.workdir and str(t.workdir)}
                 for t in comp.team if t.image is None]
     images = [{"team": t.name, "image": t.image} for t in comp.team if t.image is not None]
     checks = WORLDS.get(comp.competition.world, (None, None))[1]
@@ -119,9 +110,8 @@ def check(comp: Competition, pool: Pool, world: dict | None = None) -> list[str]
 
 def run_number(trial: str, decisions: Decisions) -> tuple[int, list[str]]:
     """The run of ``trial`` that counts (1 + the runs the judges voided) and the voids' reasons."""
-    voided = sorted({v.run for v in decisions.void if v.trial == trial})
-    reasons = [f"run {v.run} voided: {v.reason}" for v in decisions.void if v.trial == trial]
-    return (max(voided) + 1 if voided else 1), reasons
+    voids = [v for v in decisions.void if v.trial == trial]
+    return max((v.run for v in voids), default=0) + 1, [f"run {v.run} voided: {v.reason}" for v in voids]
 
 
 def run_competition(comp: Competition, out: Path, decisions: Decisions, pool: Pool,
@@ -167,27 +157,23 @@ def _final(legs) -> list[Standing]:
 @dataclass
 class Job:
     """One trial or match to run: its ``key``, ``run`` number, ``seed``, ``slots`` (stored with
-    the result), its plain ``description`` and the folder of its files."""
+    the result) and its plain ``description``."""
 
     key: str
     run: int
     seed: int
     slots: list
     description: dict
-    folder: str
 
 
 @dataclass
 class Done:
-    """How a job ended: ``status`` ("done", "failed"), ``attempts``, its ``result`` or ``error``,
-    the wall ``seconds`` of its last attempt, whether it was ``kept`` from an earlier run."""
+    """How a job ended: ``status`` ("done", "failed"), ``attempts``, its ``result`` or ``error``."""
 
     status: str
     attempts: int
     result: dict | None = None
     error: str | None = None
-    seconds: float | None = None
-    kept: bool = False
 
 
 def run_jobs(jobs: list[Job], pool: Pool, store: Store, retries: int, summary: Callable[[dict], str],
@@ -207,8 +193,7 @@ def run_jobs(jobs: list[Job], pool: Pool, store: Store, retries: int, summary: C
     for job in jobs:
         stored = store.get(job.key, job.run)
         if stored is not None and stored.status == "done":
-            ended[job.key] = Done("done", stored.attempts, stored.result, seconds=stored.finished - stored.started,
-                                  kept=True)
+            ended[job.key] = Done("done", stored.attempts, stored.result)
             on_event("kept", job.key, "done before")
         else:
             submit(job)
@@ -226,7 +211,7 @@ def run_jobs(jobs: list[Job], pool: Pool, store: Store, retries: int, summary: C
             on_event("failed", key, error)
         else:
             store.put(key, job.run, "done", attempts[key], job.seed, job.slots, result=answer, started=started[key])
-            ended[key] = Done("done", attempts[key], answer, seconds=time.time() - started[key])
+            ended[key] = Done("done", attempts[key], answer)
             on_event("done", key, summary(answer))
     return ended
 
@@ -237,7 +222,7 @@ def _run_leg(comp, trials: list[Trial], out: Path, decisions: Decisions, pool: P
     for trial in trials:
         run, reasons = run_number(trial.key, decisions)
         description, folder = describe(comp, trial, run, out)
-        jobs.append(Job(trial.key, run, trial.seed, [[s.pos, s.team] for s in trial.slots], description, folder))
+        jobs.append(Job(trial.key, run, trial.seed, [[s.pos, s.team] for s in trial.slots], description))
         outcomes.append(TrialOutcome(trial, run, "not run", folder=folder, voided=reasons))
     ended = run_jobs(jobs, pool, store, comp.competition.retries, lambda r: f"{r['cycles']} cycles", on_event)
     for outcome in outcomes:
@@ -248,5 +233,5 @@ def _run_leg(comp, trials: list[Trial], out: Path, decisions: Decisions, pool: P
         if done.result is not None:
             slots = [(s.pos, s.team) for s in outcome.trial.slots]
             outcome.entries = trial_entries(outcome.trial.key, slots, done.result, decisions)
-            outcome.cycles, outcome.seconds = done.result.get("cycles"), done.seconds
+            outcome.cycles = done.result.get("cycles")
     return outcomes

@@ -5,7 +5,6 @@ by the world's match function on a pool, stored and resumable as competitions ar
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -54,10 +53,12 @@ class Row:
 
     @property
     def points(self) -> int:
+        """3 a win, 1 a draw."""
         return WIN * self.won + DRAW * self.drawn
 
     @property
     def difference(self) -> int:
+        """Goals scored minus goals conceded."""
         return self.goals_for - self.goals_against
 
 
@@ -105,10 +106,7 @@ def describe_match(comp: Competition, match: Match, out: Path) -> tuple[dict, st
 
     def side(name: str) -> dict:
         team = teams[name]
-        words = shlex.split(team.command.replace("{host}", HOST))
-        if team.image is not None:
-            words = ["docker", "run", "--rm", "--init", "--network", "host", team.image, *words]
-        return {"name": name, "argv": words, "workdir": str(team.workdir) if team.workdir else None,
+        return {"name": name, "argv": team.argv(host=HOST), "workdir": str(team.workdir) if team.workdir else None,
                 "output": str(out / folder / f"{slug(name)}.out")}
 
     return ({"teams": [side(match.left), side(match.right)], "agents": comp.competition.agents,
@@ -161,7 +159,7 @@ def _play(comp, matches: list[Match], out: Path, pool: Pool, store: Store, on_ev
             outcomes.append(MatchOutcome(match, "bye", winner=match.left, notes=[f"{match.left} has a bye"]))
             continue
         description, folder = describe_match(comp, match, out)
-        jobs.append(Job(match.key, 1, match.seed, [[0, match.left], [1, match.right]], description, folder))
+        jobs.append(Job(match.key, 1, match.seed, [[0, match.left], [1, match.right]], description))
         outcomes.append(MatchOutcome(match, "not run", folder=folder))
     ended = run_jobs(jobs, pool, store, comp.competition.retries,
                      lambda r: f"{r['teams'][0]} {r['score'][0]}:{r['score'][1]} {r['teams'][1]}", on_event)

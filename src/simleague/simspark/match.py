@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..programs import environment, fill
 from ..soccer.rules import PlayMode, SoccerRules, Team
 from ..soccer.world import CYCLE
 from .game import Game
@@ -46,13 +46,7 @@ class TeamLaunch:
 
     def command(self, host: str, port: int, unum: int) -> list[str]:
         """The command line of agent ``unum``."""
-        fill = {"{host}": host, "{port}": str(port), "{unum}": str(unum), "{team}": self.name}
-        out = []
-        for word in self.argv:
-            for key, value in fill.items():
-                word = word.replace(key, value)
-            out.append(word)
-        return out
+        return fill(self.argv, {"host": host, "port": port, "unum": unum, "team": self.name})
 
 
 def _sample(team: str) -> TeamLaunch:
@@ -104,7 +98,6 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
     run = asyncio.create_task(server.run())
     try:
         launches = teams or (_sample(TEAMS[0]), _sample(TEAMS[1]))
-        path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
         async def start(side: int, unum: int):
             launch = launches[side]
@@ -113,7 +106,7 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
                 return await asyncio.create_subprocess_exec(
                     *launch.command(host, server.agent_port, unum), cwd=launch.workdir,
                     stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=asyncio.subprocess.STDOUT,
-                    env=dict(os.environ, PATH=path))
+                    env=environment())
             except OSError as e:
                 raise MatchError(f"cannot start {launch.name}'s agent {unum}: {e.strerror or e}") from None
             finally:
