@@ -6,7 +6,7 @@ import sys
 from simleague.ciberrato import messages as M
 from simleague.ciberrato.plot import plot_log, robot_tracks, save_plot
 from simleague.ciberrato.scenario import load_grid, load_lab
-from simleague.ciberrato.trial import LOG_FORMAT
+from simleague.ciberrato.logs import LOG_FORMAT
 from simleague.recorder import Recorder
 
 

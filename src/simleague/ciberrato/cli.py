@@ -22,19 +22,23 @@ app = typer.Typer(help="The CiberRato maze competition (2008 rules, original UDP
 
 LabOpt = typer.Option(None, "--lab", help="Lab file (default: the bundled default lab).")
 GridOpt = typer.Option(None, "--grid", help="Grid file (default: the bundled grid).")
-ParamsOpt = typer.Option(None, "--params", help="Parameters file, e.g. an rmi *-config.xml (default: 2008 rules).")
+ParamsOpt = typer.Option(None, "--params", help="Parameters file, e.g. an rmi *-config.xml, read over the defaults.")
+DefaultsOpt = typer.Option("2008", "--defaults", help="Parameter defaults: 2008 (the 2008 rules) or original "
+                                                      "(the original simulator's today: collisions cost 2, "
+                                                      "no sensor requests).")
 
 
-def _scenario(lab, grid, params):
+def _scenario(lab, grid, params, defaults="2008"):
     from .scenario import ScenarioError, load_scenario
     try:
-        return load_scenario(lab, grid, params)
+        return load_scenario(lab, grid, params, defaults)
     except ScenarioError as exc:
         fail(str(exc))
 
 
 @app.command()
 def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: Optional[Path] = ParamsOpt,
+          defaults: str = DefaultsOpt,
           host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 for a contest network)."),
           port: int = typer.Option(6000, **PORT, help="UDP registration port."),
           mode: str = typer.Option("realtime", help="Clock: realtime, lockstep or fast."),
@@ -51,7 +55,7 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     check_mode(mode)
-    sc = _scenario(lab, grid, params)
+    sc = _scenario(lab, grid, params, defaults)
     try:
         world = World(sc, seed=seed, scoring=scoring)
     except ValueError as exc:
@@ -83,7 +87,7 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
 
 def _table(result: dict) -> Table:
     t = Table(title=f"{result['lab']}: {result['cycles']} of {result['sim_time']} cycles "
-                    f"({result['scoring']} scoring, seed {result['seed']})")
+                    f"({result['scoring']} scoring, {result['defaults']} defaults, seed {result['seed']})")
     for col in ("Pos", "Name", "Score", "Visiting time", "Collisions", "State"):
         t.add_column(col)
     for r in result["robots"]:
@@ -94,12 +98,15 @@ def _table(result: dict) -> Table:
 
 @app.command()
 def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: Optional[Path] = ParamsOpt,
+          defaults: str = DefaultsOpt,
           agents: int = typer.Option(3, help="Sample agents to start."),
           wait_for: Optional[int] = typer.Option(None, "--wait-for", help="Robots to wait for (external agents)."),
           mode: str = typer.Option("lockstep", help="Clock: lockstep, fast or realtime."),
           seed: int = typer.Option(0, help="Seed of every random stream."),
           scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
-          log: Optional[Path] = typer.Option(None, help="Write a log of every cycle (JSON lines; .gz compresses)."),
+          log: Optional[Path] = typer.Option(None, help="Write a log of every cycle (.gz compresses)."),
+          log_format: str = typer.Option("json", "--log-format", help="json (ours: JSON lines) or xml (the "
+                                                                      "original simulator's, for its logplayer)."),
           port: int = typer.Option(0, **PORT, help="UDP registration port (0: any free port)."),
           as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
           web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
@@ -107,18 +114,20 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
                                                 "(negative: until Ctrl-C).")):
     """Run a whole trial with sample agents over UDP and print the score table."""
     from .scoring import RULES
-    from .trial import TrialError, TrialOptions, run_trial
+    from .trial import LOG_FORMATS, TrialError, TrialOptions, run_trial
 
     check_mode(mode)
     if scoring not in RULES:
         fail(f"--scoring {scoring!r} is not one of {', '.join(RULES)}")
+    if log_format not in LOG_FORMATS:
+        fail(f"--log-format {log_format!r} is not one of {', '.join(LOG_FORMATS)}")
     if agents < 0:
         fail("--agents must be 0 or more")
     if wait_for is not None and wait_for < 0:
         fail("--wait-for must be 0 or more")
-    sc = _scenario(lab, grid, params)
-    opts = TrialOptions(agents=agents, wait_for=wait_for, mode=mode, seed=seed, scoring=scoring, log=log, port=port,
-                        web_port=web, web_host=web_host, web_linger=linger)
+    sc = _scenario(lab, grid, params, defaults)
+    opts = TrialOptions(agents=agents, wait_for=wait_for, mode=mode, seed=seed, scoring=scoring, log=log,
+                        log_format=log_format, port=port, web_port=web, web_host=web_host, web_linger=linger)
     console = Console(stderr=True)
     live = Live(console=console, transient=True, auto_refresh=False) if console.is_terminal and not as_json else None
 
@@ -167,7 +176,8 @@ def agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(6000, 
 
 
 @app.command()
-def plot(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato trial --log FILE)."),
+def plot(log: Path = typer.Argument(..., help="A trial log: ours (simleague ciberrato trial --log FILE) or "
+                                              "the original simulator's XML log."),
          out: Path = typer.Option(Path("trial.png"), "--out", "-o", help="Picture to write (.png, .svg, .pdf).")):
     """Draw the lab and every robot's path from a trial log, with collisions and target visits."""
     from .plot import PlotError, save_plot
@@ -180,7 +190,8 @@ def plot(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato 
 
 
 @app.command()
-def replay(log: Path = typer.Argument(..., help="A trial log (simleague ciberrato trial --log FILE)."),
+def replay(log: Path = typer.Argument(..., help="A trial log: ours (simleague ciberrato trial --log FILE) or "
+                                                "the original simulator's XML log."),
            web: int = typer.Option(8080, "--web", **PORT, help="TCP port of the page (0: any free port)."),
            web_host: str = WebHostOpt):
     """Play a logged trial in the web viewer: play/pause, speed, seek, step by one cycle."""

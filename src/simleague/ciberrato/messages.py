@@ -274,12 +274,12 @@ def format_status(st: RobotStatus, time: int) -> str:
             f'State="{st.state}">\n\t<Position X="{g(st.x)}" Y="{g(st.y)}" Dir="{g(st.dir_deg)}"/>\n</Robot>\n')
 
 
-def format_reply(params: Parameters, n_beacons: int) -> str:
-    """``<Reply Status="Ok">`` with the effective parameters, in the original's layout (< 1024 bytes)."""
+def format_parameters(params: Parameters, n_beacons: int) -> str:
+    """The ``<Parameters .../>`` element in the original's layout (simulator/cbparameters.cpp
+    ``toXml``): in the registration reply and at the head of an XML trial log."""
     p = params
     return (
-        '<Reply Status="Ok">\n'
-        f'\t<Parameters SimTime="{p.sim_time}" CycleTime="{p.cycle_time}"\n'
+        f'<Parameters SimTime="{p.sim_time}" CycleTime="{p.cycle_time}"\n'
         f'\t\tCompassNoise="{g(p.compass_noise)}" BeaconNoise="{g(p.beacon_noise)}" ObstacleNoise="{g(p.obstacle_noise)}"\n'
         f'\t\tMotorsNoise="{g(p.motors_noise)}" KeyTime="{p.key_time}"\n'
         f'\t\tGPS="{_onoff(p.gps)}" GPSLinNoise="{g(p.gps_lin_noise)}" GPSDirNoise="{g(p.gps_dir_noise)}" \n'
@@ -297,8 +297,13 @@ def format_reply(params: Parameters, n_beacons: int) -> str:
         f'\t\tReturnTimePenalty="{p.return_time_penalty}" ArrivalTimePenalty="{p.arrival_time_penalty}" \n'
         f'\t\tCollisionWallPenalty="{p.collision_wall_penalty}" CollisionRobotPenalty="{p.collision_robot_penalty}" \n'
         f'\t\tTargetReward="{p.target_reward}" HomeReward="{p.home_reward}"\n'
-        '/>\n</Reply>\n'
+        '/>\n'
     )
+
+
+def format_reply(params: Parameters, n_beacons: int) -> str:
+    """``<Reply Status="Ok">`` with the effective parameters, in the original's layout (< 1024 bytes)."""
+    return '<Reply Status="Ok">\n\t' + format_parameters(params, n_beacons) + '</Reply>\n'
 
 
 REFUSED = '<Reply Status="Refused"></Reply>\n'

@@ -18,9 +18,9 @@ matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Circle, Polygon  # noqa: E402
 
-from ..recorder import LogError, read_log  # noqa: E402
+from ..recorder import LogError  # noqa: E402
 from .scenario import ScenarioError, load_grid, load_lab  # noqa: E402
-from .trial import LOG_FORMAT  # noqa: E402
+from .logs import read_trial_log  # noqa: E402
 
 
 class PlotError(Exception):
@@ -55,7 +55,7 @@ def robot_tracks(cycles: list[dict]) -> dict[int, dict]:
 def plot_log(log: str | Path):
     """The figure of the trial logged in ``log``. Raises :class:`PlotError`."""
     try:
-        header, cycles, _ = read_log(log, LOG_FORMAT)
+        header, cycles = read_trial_log(log)
         lab = load_lab(header["lab_xml"].encode())
         grid = load_grid(header["grid_xml"].encode())
     except LogError as exc:

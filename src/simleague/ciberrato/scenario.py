@@ -471,15 +471,35 @@ def check_parameters(p: Parameters, name: str = "<parameters>", line: int | None
         raise ScenarioError(name, line, "; ".join(problems))
 
 
+#: The original simulator's defaults today (ciberRatoTools, simulator/cbsimulator.cpp's built-in
+#: <Parameters> over the class defaults in simulator/simulator.cpp): a longer key time, collisions
+#: cost 2, no beacon sensor, GPS noise 0.5 and 5 degrees, no sensor requestable and none per cycle,
+#: no latencies.
+ORIGINAL_DEFAULTS = Parameters(
+    key_time=1350, beacon_sensor=False, gps_lin_noise=0.5, gps_dir_noise=5.0, n_requests_per_cycle=0,
+    obstacle_requestable=False, beacon_requestable=False, ground_requestable=False,
+    compass_requestable=False, collision_requestable=False, beacon_latency=0, compass_latency=0,
+    collision_wall_penalty=2, collision_robot_penalty=2)
+
+#: Parameter defaults by name: the 2008 rules (seed 004) or the original simulator's today.
+DEFAULTS = {"2008": Parameters(), "original": ORIGINAL_DEFAULTS}
+
+
 @dataclass(frozen=True)
 class Scenario:
-    """A lab, a grid and parameters: everything a trial needs besides the agents."""
+    """A lab, a grid and parameters: everything a trial needs besides the agents; ``defaults``
+    names the parameter defaults the file (if any) was read over (a key of :data:`DEFAULTS`)."""
 
     lab: Lab = field(default_factory=load_lab)
     grid: Grid = field(default_factory=load_grid)
     params: Parameters = field(default_factory=Parameters)
+    defaults: str = "2008"
 
 
-def load_scenario(lab=None, grid=None, params=None) -> Scenario:
-    """Load lab, grid and parameters files (``None``: the bundled defaults)."""
-    return Scenario(load_lab(lab), load_grid(grid), load_parameters(params))
+def load_scenario(lab=None, grid=None, params=None, defaults: str = "2008") -> Scenario:
+    """Load lab, grid and parameters files (``None``: the bundled defaults), the parameters over
+    ``defaults`` ("2008" or "original", :data:`DEFAULTS`). Raises :class:`ScenarioError`, also
+    for an unknown ``defaults``."""
+    if defaults not in DEFAULTS:
+        raise ScenarioError("--defaults", None, f"{defaults!r} is not one of {', '.join(DEFAULTS)}")
+    return Scenario(load_lab(lab), load_grid(grid), load_parameters(params, DEFAULTS[defaults]), defaults)

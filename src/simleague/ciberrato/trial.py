@@ -33,8 +33,7 @@ from ..viewer.server import ViewerOptions, WebViewer
 from .server import CycleReport, Server, ServerOptions
 from .web import LiveView
 from .world import World
-
-LOG_FORMAT = "simleague-ciberrato"
+from .logs import LOG_FORMAT, XmlLog
 
 
 class TrialError(Exception):
@@ -59,7 +58,8 @@ class RobotLaunch:
 class TrialOptions:
     """``agents`` sample agents to start, ``wait_for`` robots to wait for (default: ``agents``),
     clock ``mode``, ``seed``, ``scoring``, ``log`` path, ``host``/``port`` (0: any free port),
-    ``register_timeout`` (s) for the robots to register; ``web_port`` serves the web viewer on
+    ``register_timeout`` (s) for the robots to register; ``log_format`` "json" (ours, JSON lines)
+    or "xml" (the original simulator's, for its logplayer: :mod:`.xmllog`); ``web_port`` serves the web viewer on
     ``web_host`` (None: no viewer, 0: any free port), and after the end it keeps showing the final
     state for ``web_linger`` s (negative: until cancelled). ``robots``, when given, are started
     instead of the sample agents (``agents`` is then ignored)."""
@@ -77,6 +77,10 @@ class TrialOptions:
     web_host: str = "127.0.0.1"
     web_linger: float = 0.0
     robots: tuple[RobotLaunch, ...] = ()
+    log_format: str = "json"
+
+
+LOG_FORMATS = ("json", "xml")
 
 
 def _action_record(a) -> dict:
@@ -108,12 +112,17 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
     if expected > len(scenario.grid.positions):
         raise TrialError(f"{expected} robots do not fit a grid of {len(scenario.grid.positions)} positions")
     rec = None
+    if opt.log_format not in LOG_FORMATS:
+        raise TrialError(f"log format {opt.log_format!r} is not one of {', '.join(LOG_FORMATS)}")
     if opt.log:
         try:
-            rec = recorder.Recorder(opt.log, LOG_FORMAT, {
-                "seed": opt.seed, "scoring": opt.scoring, "mode": opt.mode,
-                "params": dataclasses.asdict(scenario.params),
-                "lab_xml": M.format_lab(scenario.lab), "grid_xml": M.format_grid(scenario.grid)})
+            if opt.log_format == "xml":
+                rec = XmlLog(opt.log, scenario.params, scenario.lab, scenario.grid)
+            else:
+                rec = recorder.Recorder(opt.log, LOG_FORMAT, {
+                    "seed": opt.seed, "scoring": opt.scoring, "mode": opt.mode, "defaults": scenario.defaults,
+                    "params": dataclasses.asdict(scenario.params),
+                    "lab_xml": M.format_lab(scenario.lab), "grid_xml": M.format_grid(scenario.grid)})
         except OSError as exc:
             raise TrialError(f"cannot write the log {opt.log}: {exc.strerror}") from None
 
@@ -147,7 +156,7 @@ async def _run(scenario: Scenario, opt: TrialOptions, progress: Callable[[World]
             if on_web:
                 on_web(viewer.url)
         result = await _play(scenario, opt, server, expected)
-        if rec:
+        if isinstance(rec, recorder.Recorder):      # the original's XML log has no result
             rec.result(result)
         if on_result:
             on_result(result)
@@ -235,7 +244,8 @@ async def _play(scenario: Scenario, opt: TrialOptions, server: Server, expected:
     finally:
         server.close()
         _stop([p for _, p in procs.values()])
-    result = {"lab": scenario.lab.name, "seed": opt.seed, "scoring": opt.scoring, "mode": opt.mode,
+    result = {"lab": scenario.lab.name, "seed": opt.seed, "scoring": opt.scoring, "defaults": scenario.defaults,
+              "mode": opt.mode,
               "cycles": server.world.time, "sim_time": scenario.params.sim_time,
               "max_score": server.world.rules.initial_score() + 100, "robots": score_table(server.world)}
     if opt.robots:

@@ -33,7 +33,8 @@ from typing import Literal
 
 import msgspec
 
-from ..recorder import LogError, read_log
+from ..recorder import LogError
+from .logs import read_trial_log
 from ..viewer.server import CommandError, ViewerOptions, WebViewer, serve_messages
 from . import messages as M
 from .scenario import Grid, Lab, ScenarioError, load_grid, load_lab
@@ -152,10 +153,8 @@ class LiveView:
 
 def load_replay(log: str | Path) -> tuple[dict, dict, dict]:
     """A trial log -> (scene, roster, replay) messages. Raises :class:`ReplayError`."""
-    from .trial import LOG_FORMAT
-
     try:
-        header, cycles, _ = read_log(log, LOG_FORMAT)
+        header, cycles = read_trial_log(log)
         lab = load_lab(header["lab_xml"].encode())
         grid = load_grid(header["grid_xml"].encode())
         params = header.get("params") or {}
