@@ -79,8 +79,11 @@ def test_both_logs_of_one_trial_hold_the_same_poses_and_scores(logs):
 
 def test_plot_and_replay_read_the_originals_log(logs, tmp_path):
     log, _ = logs["xml"]
-    original = tmp_path / "original.log"          # as the original writes it on Linux: with the date
-    original.write_text(log.read_text().replace("<Log>", '<Log Date="Fri Nov 27 02:09:31 2026" >', 1))
+    original = tmp_path / "original.log"          # as the original writes it on Linux: with the date,
+    measures = ('<Measures Time="0">\n\t<Sensors Compass="3" Collision="No" Ground="-1">\n'   # and each
+                '\t\t<IRSensor Id="0" Value="0.5"/>\n\t</Sensors>\n</Measures>\n\t</Robot>')  # robot's sensors
+    original.write_text(log.read_text().replace("<Log>", '<Log Date="Fri Nov 27 02:09:31 2026" >', 1)
+                        .replace("\t</Robot>", measures))
     picture = tmp_path / "trial.png"
     r = simleague("ciberrato", "plot", original, "-o", picture)
     assert r.returncode == 0, r.stderr

@@ -100,8 +100,10 @@ def plot_log(log: str | Path):
     ax.set_xlim(0, lab.width)
     ax.set_ylim(0, lab.height)
     ax.set_aspect("equal")
-    ax.set_title(f"{lab.name}: {len(cycles)} cycles, seed {header.get('seed')}, {header.get('scoring')} scoring"
-                 "  (x collision, o target visited, square end)", fontsize=8)
+    known = [f"seed {header['seed']}" if "seed" in header else "",       # the original's XML logs say neither
+             f"{header['scoring']} scoring" if "scoring" in header else ""]
+    ax.set_title(", ".join([f"{lab.name}: {len(cycles)} cycles", *filter(None, known)])
+                 + "  (x collision, o target visited, square end)", fontsize=8)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=2, fontsize=7, frameon=False)
     fig.tight_layout()
     return fig
