@@ -225,7 +225,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def ray_head():
     """A Ray head of its own (2 CPUs) on a free port, stopped with everything it started (its
     session folder short: Ray's sockets live there)."""
@@ -336,3 +336,32 @@ def test_the_sample_round_robin_and_a_knockout_run_to_their_standings(tmp_path):
     done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament",
                            str(write(tmp_path / "missing.toml", missing))], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "team Ants: program 'no-such-agent' not found on the PATH" in done.stderr
+
+
+def test_the_sample_round_robin_runs_on_a_ray_cluster(tmp_path, ray_head):
+    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament", str(TOURNAMENT),
+                           "--out", str(tmp_path / "rr"), "--ray", ray_head],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "on the Ray cluster at" in done.stderr
+    report = json.loads((tmp_path / "rr" / "standings.json").read_text())
+    assert len(report["matches"]) == 3 and all(m["status"] == "done" for m in report["matches"])
+    assert [r["played"] for r in report["standings"]] == [2, 2, 2]
+    assert (tmp_path / "rr" / "index.html").is_file()
+
+
+def test_a_team_whose_agents_never_join_forfeits_and_is_not_played_again(tmp_path):
+    silent = TOURNAMENT.read_text().replace(
+        'command = "python -m simleague.simspark.agent --host {host} --port {port} --team {team} --unum {unum}"',
+        'command = "python -c pass"', 1).replace("seed = 2026", "seed = 2026\nregister_timeout = 5.0\nretries = 2")
+    silent = silent[:silent.index('[[team]]\nname = "Crickets"')]       # Ants (silent) against Bees
+    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament",
+                           str(write(tmp_path / "silent.toml", silent)), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "out" / "standings.json").read_text())
+    (match,) = report["matches"]
+    assert match["status"] == "done" and match["attempts"] == 1
+    assert match["winner"] == "Bees" and sorted(match["score"]) == [0, 3]
+    assert "walkover: Ants forfeits" in match["notes"][0]
+    assert [(r["team"], r["points"]) for r in report["standings"]] == [("Bees", 3), ("Ants", 0)]

@@ -120,7 +120,8 @@ class Leg(_Strict):
 class Settings(_Strict):
     """The ``[competition]`` table: ``name``, ``world`` (ciberrato, or simspark for a soccer
     tournament), ``seed``, ``retries`` of a trial or match whose infrastructure failed,
-    ``register_timeout`` (s) for a trial's robots to register; for a tournament its ``format``
+    ``register_timeout`` (s) for a trial's robots to register or a match's agents to join (a team
+    whose agents have not all joined by then forfeits the match); for a tournament its ``format``
     (round_robin or knockout), the ``agents`` a side and the ``half_time`` (s of game time; the
     first half is played)."""
 

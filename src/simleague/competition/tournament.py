@@ -111,6 +111,7 @@ def describe_match(comp: Competition, match: Match, out: Path) -> tuple[dict, st
 
     return ({"teams": [side(match.left), side(match.right)], "agents": comp.competition.agents,
              "half_time": comp.competition.half_time, "seed": match.seed,
+             "join_timeout": comp.competition.register_timeout,
              "log": str(out / folder / "log.jsonl.gz")}, folder)
 
 
@@ -170,6 +171,8 @@ def _play(comp, matches: list[Match], out: Path, pool: Pool, store: Store, on_ev
         o.status, o.attempts, o.error = done.status, done.attempts, done.error
         if done.result is not None:
             o.score = tuple(done.result["score"])
+            if done.result.get("walkover"):
+                o.notes.append(f"walkover: {done.result['walkover']} forfeits ({done.result['reason']})")
             a, b = o.score
             if a != b:
                 o.winner = o.match.left if a > b else o.match.right

@@ -33,6 +33,20 @@ class MatchError(RuntimeError):
     """The match could not be played (agents that did not join in time, a port taken)."""
 
 
+WALKOVER_SCORE = 3                   # goals the present team is credited with (football's 3:0 walkover)
+
+
+class Walkover(MatchError):
+    """One team's agents did not all join in time while the other's did: that team forfeits
+    (``absent``: 0 left, 1 right; ``str()`` says who and how many joined). A tournament counts it
+    against that team and does not play the match again; :func:`run_described` returns it as a
+    3:0 for the other team (the RoboCup 3D rules name no walkover score; football's is 3:0)."""
+
+    def __init__(self, absent: int, message: str):
+        self.absent = absent
+        super().__init__(message)
+
+
 @dataclass(frozen=True)
 class TeamLaunch:
     """A team's agent program: the team ``name`` (as it inits), the command line ``argv`` with
@@ -117,8 +131,11 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
         processes.append(await start(0, 1))
         deadline = time.monotonic() + join_timeout
         while game.team_names[Team.LEFT] is None:
-            if time.monotonic() > deadline or run.done():
-                raise MatchError(f"the first agent did not join in {join_timeout:.0f} s")
+            if run.done():
+                run.result()
+                raise MatchError("the server stopped before the first agent joined")
+            if time.monotonic() > deadline:
+                raise Walkover(0, f"{launches[0].name}'s first agent did not join in {join_timeout:.0f} s")
             await asyncio.sleep(0.01)
         for unum in range(1, agents + 1):
             for side in (0, 1):
@@ -130,11 +147,14 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
             if run.done():
                 run.result()
                 raise MatchError("the server stopped before the kick-off")
-            joined = sum(a.team is not None for a in game.agents.values())
-            if joined < 2 * agents:
+            joined = [sum(a.team is side for a in game.agents.values()) for side in (Team.LEFT, Team.RIGHT)]
+            if sum(joined) < 2 * agents:
                 ready_at = None
                 if time.monotonic() > deadline:
-                    raise MatchError(f"only {joined} of {2 * agents} agents joined in {join_timeout:.0f} s")
+                    short = [side for side in (0, 1) if joined[side] < agents]
+                    message = ", ".join(f"{launches[side].name}: {joined[side]} of {agents} agents joined"
+                                        for side in short) + f" in {join_timeout:.0f} s"
+                    raise Walkover(short[0], message) if len(short) == 1 else MatchError(message)
             elif ready_at is None:
                 ready_at = game.world.cycle
             elif game.world.cycle - ready_at >= SETTLE_CYCLES:
@@ -178,8 +198,11 @@ def run_described(description: dict) -> dict:
     entry point: a dict in, a dict out). The description: ``teams`` (left, right), each {``name``,
     ``argv`` (with ``{host}``, ``{port}``, ``{unum}``, ``{team}``), ``workdir``, ``output``};
     ``agents`` a side, ``half_time`` (s of game time), ``seed``, ``log`` (path or None, a run log
-    for ``simleague simspark replay``; the server's messages go to ``server.log`` beside it). The result: ``teams``, ``score`` (left, right), ``cycles``,
-    ``seconds``. Raises :class:`MatchError`."""
+    for ``simleague simspark replay``; the server's messages go to ``server.log`` beside it),
+    ``join_timeout`` (s, default 120). The result: ``teams``, ``score`` (left, right), ``cycles``,
+    ``seconds``; for a :class:`Walkover` also ``walkover`` (the team that forfeited) and ``reason``,
+    the score 3:0 for the other. Raises :class:`MatchError` when the match could not be played
+    for a reason of ours (a port, the server) or of both teams."""
     teams = tuple(TeamLaunch(t["name"], tuple(t["argv"]), Path(t["workdir"]) if t.get("workdir") else None,
                              Path(t["output"]) if t.get("output") else None) for t in description["teams"])
     outputs = {}
@@ -207,7 +230,13 @@ def run_described(description: dict) -> dict:
     try:
         result = asyncio.run(play(int(description["agents"]), int(description["seed"]),
                                   float(description["half_time"]), teams=teams,
+                                  join_timeout=float(description.get("join_timeout", 120.0)),
                                   setup=setup if description.get("log") else None))
+    except Walkover as walkover:
+        score = [0, 0]
+        score[1 - walkover.absent] = WALKOVER_SCORE
+        return {"teams": [t.name for t in teams], "score": score, "cycles": 0, "seconds": 0.0,
+                "walkover": teams[walkover.absent].name, "reason": str(walkover)}
     finally:
         if "log" in outputs:
             outputs["log"].close()
