@@ -8,9 +8,10 @@ import tarfile
 import pytest
 
 
-def busybox_image(repository: str, tag: str, applets: tuple[str, ...]):
-    """Import the image ``repository:tag`` and return the docker client. Fails the test (with
-    what to install) without a running docker engine or a static busybox."""
+def busybox_image(repository: str, tag: str, applets: tuple[str, ...], files: dict[str, str] | None = None):
+    """Import the image ``repository:tag`` (with ``files``: path in the image -> text, executable)
+    and return the docker client. Fails the test (with what to install) without a running docker
+    engine or a static busybox."""
     import docker
 
     try:
@@ -27,5 +28,10 @@ def busybox_image(repository: str, tag: str, applets: tuple[str, ...]):
             link = tarfile.TarInfo(f"bin/{name}")
             link.type, link.linkname = tarfile.SYMTYPE, "busybox"
             tar.addfile(link)
+        for name, text in (files or {}).items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o755
+            tar.addfile(info, io.BytesIO(data))
     client.api.import_image_from_data(buf.getvalue(), repository=repository, tag=tag)
     return client

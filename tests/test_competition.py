@@ -20,6 +20,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from busybox import busybox_image
 
 from simleague.competition.config import (CompetitionError, Decisions, Leg, load_competition,
                                           load_decisions)
@@ -365,3 +366,37 @@ def test_a_team_whose_agents_never_join_forfeits_and_is_not_played_again(tmp_pat
     assert match["winner"] == "Bees" and sorted(match["score"]) == [0, 3]
     assert "walkover: Ants forfeits" in match["notes"][0]
     assert [(r["team"], r["points"]) for r in report["standings"]] == [("Bees", 3), ("Ants", 0)]
+
+
+# A SimSpark agent in busybox sh: joins as player $3 of team $4 on $1:$2 and stands, sending (syn).
+SH_AGENT = r"""#!/bin/sh
+frame() { printf "\000\000\000\\$(printf %o "$(expr length "$1")")%s" "$1"; }
+{
+  frame "(scene rsg/agent/nao/nao_hetero.rsg 0)"
+  sleep 0.5
+  frame "(init (unum $3)(teamname $4))"
+  while true; do frame "(syn)"; sleep 0.02; done
+} | nc "$1" "$2"
+"""
+
+
+def test_a_team_in_a_docker_image_plays_its_matches_and_leaves_no_container(tmp_path):
+    client = busybox_image("simleague-test-agent", "1", ("sh", "printf", "nc", "sleep", "expr"),
+                           {"agent.sh": SH_AGENT})
+    text = TOURNAMENT.read_text()
+    text = text[:text.index('[[team]]\nname = "Crickets"')].replace(
+        'name = "Ants"\ncommand = "python -m simleague.simspark.agent --host {host} --port {port} --team {team} '
+        '--unum {unum}"', 'name = "Ants"\nimage = "simleague-test-agent:1"\n'
+                          'command = "sh /agent.sh {host} {port} {unum} {team}"')
+    assert 'image = "simleague-test-agent:1"' in text
+    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament",
+                           str(write(tmp_path / "docker.toml", text)), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    (match,) = json.loads((tmp_path / "out" / "standings.json").read_text())["matches"]
+    assert match["status"] == "done" and match["notes"] == [], match          # no walkover: both joined
+    assert not client.containers.list(all=True, filters={"ancestor": "simleague-test-agent:1"})
+    missing = text.replace("simleague-test-agent:1", "simleague-test-agent:nope")
+    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament",
+                           str(write(tmp_path / "nope.toml", missing))], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "team Ants: no docker image 'simleague-test-agent:nope' here" in done.stderr
