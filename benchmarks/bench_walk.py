@@ -1,0 +1,133 @@
+"""The sample walk and get-up (simleague.simspark.walk, .motions) of a Nao of type 0 on our SimSpark
+world, in process (the world stepped directly, the agent's controller in the loop): issue 32's
+walk and get-up targets.
+
+    python benchmarks/bench_walk.py [--runs 10]
+
+Forward: each run starts 10 m behind the centre spot, facing the far goal within 15 degrees (each
+run another heading, after another time standing, so the gait meets the world in another state),
+and walks straight ahead until it has covered 20 m (or falls, or 90 s pass): its speed over the
+20 m. Turning on the spot and side steps: degrees per second and metres
+per second over the 5 s after a 1 s start. Get-up: the robot laid on its front or back (each try from
+another heading, after another time lying), the motion chosen from the accelerometer, a success
+when it stands 1.5 s after the motion: the motion's time. Medians, and how many runs fell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+
+import mujoco
+import numpy as np
+
+from simleague.simspark.motions import FINISH, get_up as get_up_motion, lying
+from simleague.simspark.walk import Walk, velocities
+from simleague.soccer.world import SoccerWorld
+
+CYCLE = 0.02
+ARMS_DOWN = {"laj1": -90.0, "raj1": -90.0}
+
+
+def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None) -> dict:
+    """Stand up into the crouch for ``settle`` cycles, then walk with ``command`` (forward,
+    sideways, turn) ramped in over 1 s; stop after ``seconds`` or once ``until`` m are covered."""
+    world = SoccerWorld(seed=0)
+    rid = world.add_robot(0, -10.0, 0.0, yaw)
+    names = [p.joint.perceptor for p in world.parts(rid) if p.joint]
+    gait = Walk()
+    crouch = {n: 0.0 for n in names} | ARMS_DOWN | gait.stand()
+
+    def drive(targets):
+        for effector, v in velocities(targets, dict(zip(names, world.joint_angles(rid)))).items():
+            world.set_joint_velocity(rid, effector, v)
+    for k in range(settle):
+        drive({n: crouch[n] * min(1.0, k / 50) for n in names})
+        world.step()
+    start, heading = world.pose(rid, "torso")[0].copy(), world.heading(rid)
+    turned, fell, k, started = 0.0, False, 0, 0.0
+    for k in range(1, int(seconds / CYCLE) + 1):
+        ramp = min(1.0, k / 50)
+        drive(crouch | gait.step(*(v * ramp for v in command), gyro=tuple(world.gyro(rid))))
+        world.step()
+        now = world.heading(rid)
+        turned += math.atan2(math.sin(now - heading), math.cos(now - heading))
+        heading = now
+        if k == 50:
+            started = turned
+        position, rotation = world.pose(rid, "torso")
+        if rotation[2, 2] < 0.5 or position[2] < 0.2:
+            fell = True
+            break
+        if until is not None and math.dist(position[:2], start[:2]) >= until:
+            break
+    position = world.pose(rid, "torso")[0]
+    return {"seconds": k * CYCLE, "distance": math.dist(position[:2], start[:2]),
+            "sideways": position[1] - start[1], "turned": math.degrees(turned),
+            "turned_after_start": math.degrees(turned - started), "fell": fell}
+
+
+def get_up(back: bool, yaw: float = 0.0, lie: int = 60) -> dict:
+    """Lay a robot on its back or front (torso 0.12 m high, facing ``yaw``), let it lie ``lie``
+    cycles with its arms down, then get up; the motion's seconds and whether it stands 1.5 s later."""
+    world = SoccerWorld(seed=0)
+    rid = world.add_robot(0, 0.0, 0.0, 0.0)
+    names = [p.joint.perceptor for p in world.parts(rid) if p.joint]
+    adr, dof = world._roots[rid]
+    turn, tilt = yaw - math.pi / 2, (1 if back else -1) * math.pi / 2
+    rotation = np.zeros(4)
+    mujoco.mju_mulQuat(rotation, np.array([math.cos(turn / 2), 0, 0, math.sin(turn / 2)]),
+                       np.array([math.cos(tilt / 2), math.sin(tilt / 2), 0, 0]))
+    world.data.qpos[adr:adr + 7] = (0.0, 0.0, 0.12, *rotation)
+    mujoco.mj_forward(world.model, world.data)
+    rest = {n: 0.0 for n in names} | ARMS_DOWN
+
+    def drive(targets):
+        for effector, v in velocities(targets, dict(zip(names, world.joint_angles(rid)))).items():
+            world.set_joint_velocity(rid, effector, v)
+    for _ in range(lie):
+        drive(rest)
+        world.step()
+    side = lying(tuple(world.accelerometer(rid)))
+    motion = get_up_motion(side or "front", dict(zip(names, world.joint_angles(rid))))
+    while (targets := motion.step()) is not None:
+        drive(targets)
+        world.step()
+    finish = rest | FINISH[1]
+    for _ in range(75):
+        drive(finish)
+        world.step()
+    position, rotation = world.pose(rid, "torso")
+    return {"side": side, "seconds": motion.seconds, "up": bool(rotation[2, 2] > 0.9 and position[2] > 0.3)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    runs = ap.parse_args().runs
+    forward = [walk((1.0, 0.0, 0.0), 90.0, yaw=0.06 * k - 0.27, settle=60 + 10 * k, until=20.0) for k in range(runs)]
+    done = [r for r in forward if not r["fell"] and r["distance"] >= 20.0]
+    speeds = [r["distance"] / r["seconds"] for r in done]
+    print(f"forward 20 m: {len(done)} of {runs} runs without falling, median "
+          f"{statistics.median(speeds) if speeds else 0:.3f} m/s (min {min(speeds, default=0):.3f})")
+    for turn in (1.0, -1.0):
+        rates = []
+        for k in range(runs):
+            r = walk((0.0, 0.0, turn), 6.0, settle=60 + 10 * k)
+            rates.append(math.nan if r["fell"] else abs(r["turned_after_start"]) / 5.0)
+        print(f"turning {'left' if turn > 0 else 'right'}: median {statistics.median(rates):.1f} deg/s over the 5 s "
+              f"after a 1 s start, {sum(math.isnan(x) for x in rates)} of {runs} fell")
+    for back in (False, True):
+        tries = [get_up(back, yaw=0.37 * k + 0.2, lie=45 + 13 * k) for k in range(runs)]
+        print(f"get-up from the {'back' if back else 'front'}: {sum(t['up'] for t in tries)} of {runs} stood, "
+              f"the motion takes {tries[0]['seconds']:.2f} s; lying on the {tries[0]['side']} as the "
+              f"accelerometer told in {sum(t['side'] == ('back' if back else 'front') for t in tries)}")
+    for side in (1.0, -1.0):
+        r = walk((0.0, side, 0.0), 6.0)
+        print(f"side steps {'left' if side > 0 else 'right'}: {abs(r['sideways']) / 6.0:.3f} m/s over 6 s (with the start), "
+              f"{'fell' if r['fell'] else 'stayed up'}")
+
+
+if __name__ == "__main__":
+    main()
