@@ -1,6 +1,6 @@
-"""The sample walk and get-up (simleague.simspark.walk, .motions) of a Nao of type 0 on our SimSpark
-world, in process (the world stepped directly, the agent's controller in the loop): issue 32's
-walk and get-up targets.
+"""The sample walk, get-up and kick (simleague.simspark.walk, .motions) of a Nao of type 0 on our
+SimSpark world, in process (the world stepped directly, the agent's controller in the loop):
+issue 32's walk, get-up and kick targets.
 
     python benchmarks/bench_walk.py [--runs 10]
 
@@ -10,7 +10,9 @@ and walks straight ahead until it has covered 20 m (or falls, or 90 s pass): its
 20 m. Turning on the spot and side steps: degrees per second and metres
 per second over the 5 s after a 1 s start. Get-up: the robot laid on its front or back (each try from
 another heading, after another time lying), the motion chosen from the accelerometer, a success
-when it stands 1.5 s after the motion: the motion's time. Medians, and how many runs fell.
+when it stands 1.5 s after the motion: the motion's time. Kick: standing facing another way each
+time, the ball placed 1 cm nearer to 1 cm further than the kick's place: how far it went.
+Medians, and how many runs fell.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import statistics
 import mujoco
 import numpy as np
 
-from simleague.simspark.motions import FINISH, get_up as get_up_motion, lying
+from simleague.simspark.motions import FINISH, KICK_BALL, get_up as get_up_motion, kick as kick_motion, lying
 from simleague.simspark.walk import Walk, velocities
 from simleague.soccer.world import SoccerWorld
 
@@ -102,6 +104,40 @@ def get_up(back: bool, yaw: float = 0.0, lie: int = 60) -> dict:
     return {"side": side, "seconds": motion.seconds, "up": bool(rotation[2, 2] > 0.9 and position[2] > 0.3)}
 
 
+def kick(yaw: float = 0.0, stand: int = 100, ahead: float = 0.0) -> dict:
+    """Stand in the crouch ``stand`` cycles facing ``yaw``, the ball put at KICK_BALL (``ahead`` m
+    further), kick, stand 3 s: how far the ball went ahead (m) and aside, and whether the robot stands."""
+    world = SoccerWorld(seed=0)
+    rid = world.add_robot(0, 0.0, 0.0, yaw)
+    names = [p.joint.perceptor for p in world.parts(rid) if p.joint]
+    crouch = {n: 0.0 for n in names} | ARMS_DOWN | FINISH[1]
+
+    def drive(targets):
+        for effector, v in velocities(targets, dict(zip(names, world.joint_angles(rid)))).items():
+            world.set_joint_velocity(rid, effector, v)
+    for k in range(stand):
+        drive({n: crouch[n] * min(1.0, k / 50) for n in names})
+        world.step()
+    foot = world.pose(rid, "rfoot")[0]
+    along, right = (math.cos(yaw), math.sin(yaw)), (math.sin(yaw), -math.cos(yaw))
+    ball = [foot[i] + along[i] * (KICK_BALL[1] + ahead) + right[i] * KICK_BALL[0] for i in (0, 1)]
+    world.place_ball((*ball, world.rules.ball_radius))
+    for _ in range(10):
+        drive(crouch)
+        world.step()
+    motion = kick_motion(dict(zip(names, world.joint_angles(rid))))
+    while (targets := motion.step()) is not None:
+        drive(targets)
+        world.step()
+    for _ in range(150):
+        drive(crouch)
+        world.step()
+    moved = world.ball()[0][:2] - ball
+    position, rotation = world.pose(rid, "torso")
+    return {"ahead": float(moved @ along), "aside": float(abs(moved @ right)),
+            "up": bool(rotation[2, 2] > 0.9 and position[2] > 0.3)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
@@ -123,6 +159,10 @@ def main() -> None:
         print(f"get-up from the {'back' if back else 'front'}: {sum(t['up'] for t in tries)} of {runs} stood, "
               f"the motion takes {tries[0]['seconds']:.2f} s; lying on the {tries[0]['side']} as the "
               f"accelerometer told in {sum(t['side'] == ('back' if back else 'front') for t in tries)}")
+    kicks = [kick(yaw=0.37 * k + 0.2, stand=80 + 8 * k, ahead=0.002 * (k - 5)) for k in range(runs)]
+    print(f"kick: median {statistics.median(k['ahead'] for k in kicks):.2f} m ahead "
+          f"(least {min(k['ahead'] for k in kicks):.2f}), {statistics.median(k['aside'] for k in kicks):.2f} m aside, "
+          f"the robot stands after {sum(k['up'] for k in kicks)} of {runs}")
     for side in (1.0, -1.0):
         r = walk((0.0, side, 0.0), 6.0)
         print(f"side steps {'left' if side > 0 else 'right'}: {abs(r['sideways']) / 6.0:.3f} m/s over 6 s (with the start), "

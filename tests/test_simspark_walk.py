@@ -1,6 +1,6 @@
-"""The sample walk and get-up (issue 32): the legs' inverse kinematics against our Nao model, the
-walk on our SimSpark world (stepped in process, simulated time: forward, turning, side steps),
-getting up from the front and the back."""
+"""The sample walk, get-up and kick (issue 32): the legs' inverse kinematics against our Nao model,
+the walk on our SimSpark world (stepped in process, simulated time: forward, turning, side steps),
+getting up from the front and the back, kicking the ball."""
 
 import math
 import sys
@@ -15,7 +15,7 @@ from simleague.simspark.walk import Walk, leg_angles, velocities
 from simleague.soccer.world import SoccerWorld
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from bench_walk import get_up, walk  # noqa: E402
+from bench_walk import get_up, kick, walk  # noqa: E402
 
 
 @pytest.mark.parametrize("target", [(0.0, 0.005, -0.22), (0.0, 0.0, -0.16), (0.02, 0.05, -0.17),
@@ -77,3 +77,9 @@ def test_lying_is_told_from_the_accelerometer_and_a_get_up_ends():
     assert targets[0]["rlj3"] != 0.0 and targets[-1] is None
     with pytest.raises(ValueError, match="front or back"):
         get_up_motion("side", {})
+
+
+def test_the_kick_sends_the_ball_more_than_4_m_and_the_robot_stays_up():
+    for k in (0, 7):
+        kicked = kick(yaw=0.37 * k + 0.2, stand=80 + 8 * k, ahead=0.002 * (k - 5))
+        assert kicked["ahead"] > 4.0 and kicked["up"], kicked

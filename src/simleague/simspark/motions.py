@@ -36,6 +36,18 @@ FROM_BACK = (
     (0.70, (12.8, -55.3, 0.2, -203.5, -235.7, -53.9, 104.0, -366.7, 210.0, -11.1)),
     (0.12, (-215.7, 123.3, -155.4, 107.1, 62.5, 18.0, -244.4, 62.1, -169.3, 82.7)),
 )
+#: the kick: (seconds, right leg's lj1-lj6, left (support) leg's lj2-lj6); the ball's centre 0.16 m
+#: ahead of the right foot's centre, in line with it; the ball goes about 22 degrees to the right
+KICK = (
+    (0.04, (-25.6, 9.0, -18.4, -90.2, 20.0, -19.8), (21.6, 26.6, -55.9, 60.7, -9.7)),
+    (0.05, (18.6, 8.2, 5.3, -94.4, -41.3, -2.3), (11.7, 5.9, -65.8, 62.2, 17.7)),
+    (0.04, (29.5, 3.1, 66.7, -34.9, -65.6, 13.7), (6.3, -6.3, -88.1, -38.2, -0.2)),
+    (0.04, (-22.2, 6.2, 66.1, -45.1, -63.0, -20.3), (7.2, -5.8, -65.4, 53.5, 15.5)),
+)
+KICK_BALL = (0.0, 0.16)           # m: where the ball is from the right foot's centre (x right, y forward)
+KICK_SETTLE = 0.5                 # s back to the crouch after the kick
+
+
 #: m/s^2 along the torso's forward axis beyond which a robot lies (gravity is 9.81 there when flat)
 LYING = 6.0
 
@@ -105,3 +117,14 @@ def get_up(side: str, start: dict[str, float]) -> Motion:
         raise ValueError(f"a robot gets up from its front or back, not {side!r}")
     keyframes = FROM_FRONT if side == "front" else FROM_BACK
     return Motion([(seconds, both_sides(values)) for seconds, values in keyframes] + [FINISH], start)
+
+
+def kick(start: dict[str, float]) -> Motion:
+    """The kick with the right foot (:data:`KICK`), from the joint angles ``start`` (the robot
+    standing in the crouch with the ball at :data:`KICK_BALL`), ending in the crouch."""
+    frames = []
+    for seconds, right, left in KICK:
+        targets = {f"rlj{k}": value for k, value in enumerate(right, 1)}
+        targets |= {f"llj{k}": value for k, value in enumerate(left, 2)}
+        frames.append((seconds, targets))
+    return Motion(frames + [(KICK_SETTLE, FINISH[1])], start)
