@@ -33,6 +33,7 @@ from typing import Literal
 
 import msgspec
 
+from ..errors import ReplayError
 from ..recorder import LogError
 from .logs import read_trial_log
 from ..viewer.server import CommandError, ViewerOptions, WebViewer, serve_messages
@@ -42,10 +43,6 @@ from .server import CycleReport, Server
 
 MAX_FRAME_RATE = 60.0        # frames per second published at most (fast mode shows the newest)
 IDLE_PERIOD = 0.25           # s between frames while the simulation is not stepping
-
-
-class ReplayError(Exception):
-    """A log that cannot be replayed; ``str()`` names the file and the problem."""
 
 
 def _num(v: float) -> float:

@@ -365,8 +365,6 @@ class SimSparkServer:
             return
         self._lockstep.begin_cycle()
         await self._lockstep.wait(lambda: self._stop.is_set() or not self._waited_for())
-        if self._stop.is_set():                     # stopping, not a late agent
-            return
         for client in self._waited_for():
             client.lagging = True
             log.warning("%s sent no (syn) for %.1f s; not waited for until it does",

@@ -21,6 +21,7 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
+from ..errors import ReplayError
 from ..recorder import LogError, read_log
 from ..soccer.field import PENALTY_LENGTH, PENALTY_WIDTH
 from ..soccer.rules import SoccerRules, Team
@@ -29,10 +30,6 @@ from .game import Game
 
 LOG_FORMAT = "simspark"
 FRAME_EVERY = 2                     # cycles between frames: 25 Hz, as the monitors
-
-
-class ReplayError(Exception):
-    """A log that cannot be replayed; ``str()`` names the file and the problem."""
 
 
 def scene(rules: SoccerRules, mode: str) -> dict:
