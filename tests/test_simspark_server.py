@@ -2,6 +2,7 @@
 monitors and trainers, bad input, sync mode, and a match of sample agents in separate processes."""
 
 import contextlib
+import json
 import logging
 import math
 import re
@@ -12,12 +13,14 @@ import sys
 import time
 from pathlib import Path
 
+import mujoco
 import numpy as np
 import pytest
 from threaded import in_thread
 
 from simleague.simspark.client import AgentClient, ProtocolError, parse_perceptors
 from simleague.simspark.game import Game
+from simleague.simspark.match import Figures
 from simleague.simspark.messages import parse_agent_message
 from simleague.simspark.server import SimSparkOptions, SimSparkServer
 from simleague.soccer.nao import joint_names
@@ -261,13 +264,64 @@ def test_the_strict_parser_reads_every_captured_message_of_the_original():
         parse_perceptors("(GS (sl 0) (sr 0) (t 0.00) (pm Halftime))")
 
 
-def test_a_match_of_sample_agents_in_separate_processes_prints_the_score_line():
+def test_a_match_of_sample_agents_in_separate_processes_prints_the_score_line_and_figures():
     result = subprocess.run([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "2",
                              "--half-time", "4"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    line = result.stdout.strip().splitlines()[-1]
+    line, left, right, ball = result.stdout.strip().splitlines()[-4:]
     assert re.match(r"SampleLeft \d+ : \d+ SampleRight   \(4 agents, first half: 200 cycles in [\d.]+ s, \d+ cycles/s\)",
                     line), line
+    assert re.match(r"  SampleLeft: \d+ falls, [\d.]+ m walked, \d+ ball contacts", left), left
+    assert re.match(r"  SampleRight: \d+ falls, [\d.]+ m walked, \d+ ball contacts", right), right
+    assert re.match(r"  the ball travelled [\d.]+ m", ball), ball
+    result = subprocess.run([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "1",
+                             "--half-time", "2", "--json"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert [t["name"] for t in figures["teams"]] == ["SampleLeft", "SampleRight"]
+    assert all(t["falls"] == 0 for t in figures["teams"])            # the sample agents stand
+    assert figures["cycles"] == 100 and figures["ball_travel_m"] >= 0
+
+
+def test_match_figures_count_falls_walking_ball_contacts_and_ball_travel():
+    game = Game(seed=3)
+    agent = game.connect()
+    game.apply(agent, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname A))").effectors)
+    world, figures = game.world, Figures()
+    world.place_robot(agent.robot, 0.0, 0.0, 0.0)
+    world.place_ball((5.0, 5.0, 0.042))
+    for _ in range(3):
+        world.step()
+        figures.observe(game)
+    world.place_ball((5.5, 5.0, 0.042))                                 # rolled half a metre
+    figures.observe(game)
+    world.place_ball((-5.0, -5.0, 0.042))                               # put there: not travel
+    figures.observe(game)
+    assert figures.ball_travel == pytest.approx(0.5, abs=0.01)
+    foot = world.pose(agent.robot, "rfoot")[0]                          # the robot faces +x
+    world.place_ball((foot[0] + 0.1, foot[1], 0.042))                    # against its toe
+    for _ in range(2):
+        world.step()
+        figures.observe(game)
+    assert figures.contacts == [1, 0]                                   # one touch, counted once
+    world.place_ball((-5.0, -5.0, 0.042))
+    figures.observe(game)
+    adr = world._roots[agent.robot][0]
+    for lying, expected in ((True, 1), (False, 1), (True, 2)):          # a fall counts once per fall
+        world.data.qpos[adr + 3:adr + 7] = (0.7071, 0.7071, 0, 0) if lying else (1, 0, 0, 0)
+        mujoco.mj_kinematics(world.model, world.data)
+        figures.observe(game)
+        assert figures.falls == [expected, 0]
+    while world.cycle % 50:                                             # distance walked: sampled each second
+        world.step()
+    figures.observe(game)
+    before = world.pose(agent.robot, "torso")[0]
+    world.translate_robot(agent.robot, before[0] + 0.3, before[1], before[2])
+    for _ in range(50):
+        world.step()
+    figures.observe(game)
+    assert figures.walked[0] == pytest.approx(0.3, abs=0.05) and figures.walked[1] == 0
+
 
 
 def test_trainer_commands_move_robots_and_ball_and_set_the_game():

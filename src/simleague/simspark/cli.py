@@ -4,6 +4,7 @@ tournaments of teams' agents, replays, the sample agent."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from pathlib import Path
 from typing import Optional
@@ -108,9 +109,11 @@ def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (
 def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-11)."),
                    seed: int = typer.Option(0, help="Seed of every random stream."),
                    half_time: float = typer.Option(300.0, help="Game seconds of the half (RuleHalfTime)."),
-                   log: Optional[Path] = typer.Option(None, help="Record the game here for simleague simspark replay.")):
+                   log: Optional[Path] = typer.Option(None, help="Record the game here for simleague simspark replay."),
+                   as_json: bool = typer.Option(False, "--json", help="Print the result as JSON.")):
     """Two teams of sample agents (separate processes, real TCP) play the first half, in sync mode
-    without real time; prints the score line and the cycles per second."""
+    without real time; prints the score line, the cycles per second and each team's falls, metres
+    walked and ball contacts, and how far the ball travelled."""
     from .match import MatchError, play
 
     def progress(game):
@@ -135,7 +138,7 @@ def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-
     finally:
         if "close" in outputs:
             outputs["close"]()
-    print(result.line())
+    print(json.dumps(result.as_dict(), indent=2) if as_json else result.line())
 
 
 @app.command("replay")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -68,15 +69,78 @@ def _sample(team: str) -> TeamLaunch:
                              "--team", "{team}", "--unum", "{unum}"))
 
 
+FALLEN, RISEN = 0.5, 0.8            # the torso's up axis' height (z component) of a fall and a recovery
+WALK_SAMPLE = 50                    # cycles (1 s) between the positions that make up distance walked
+MOVED_BY_HAND = 1.5                 # m: a robot moved further in a second was beamed, not walking
+BALL_PLACED = 1.0                   # m: a ball moved further in a cycle was put there by the referee
+
+
+class Figures:
+    """What each team did in a match, gathered cycle by cycle (:meth:`observe` after each step):
+    per side (0 left, 1 right) ``falls`` (the torso's up axis dropping below 0.5 of vertical,
+    counted again only after it stood above 0.8), ``walked`` (m: the torsos' paths over the ground,
+    sampled each second, beams left out), ``contacts`` (times one of its robots started touching
+    the ball); and ``ball_travel`` (m: the ball's path over the ground, the referee's placements
+    left out). Issue 32, part 4."""
+
+    def __init__(self):
+        self.falls, self.walked, self.contacts = [0, 0], [0.0, 0.0], [0, 0]
+        self.ball_travel = 0.0
+        self._fallen: set[int] = set()
+        self._sampled: dict[int, tuple[float, float]] = {}
+        self._touching: set[int] = set()
+        self._ball: tuple[float, float] | None = None
+
+    def observe(self, game) -> None:
+        """Take the world as it is after a cycle of ``game`` (a :class:`~simleague.simspark.game.Game`)."""
+        world = game.world
+        sides = {a.robot: (0 if a.team is Team.LEFT else 1) for a in game.agents.values()
+                 if a.robot is not None and a.team is not None}
+        for rid, side in sides.items():
+            position, rotation = world.pose(rid, "torso")
+            if rotation[2, 2] < FALLEN and rid not in self._fallen:
+                self._fallen.add(rid)
+                self.falls[side] += 1
+            elif rotation[2, 2] > RISEN:
+                self._fallen.discard(rid)
+            if world.cycle % WALK_SAMPLE == 0:
+                here, before = (float(position[0]), float(position[1])), self._sampled.get(rid)
+                if before is not None and math.dist(here, before) < MOVED_BY_HAND:
+                    self.walked[side] += math.dist(here, before)
+                self._sampled[rid] = here
+        touching = world.ball_touchers() & sides.keys()
+        for rid in touching - self._touching:
+            self.contacts[sides[rid]] += 1
+        self._touching = touching
+        ball = tuple(float(v) for v in world.ball()[0][:2])
+        if self._ball is not None and math.dist(ball, self._ball) < BALL_PLACED:
+            self.ball_travel += math.dist(ball, self._ball)
+        self._ball = ball
+
+
 @dataclass(frozen=True)
 class MatchResult:
-    """The score line and how fast the half ran (cycles of 20 ms per wall second)."""
+    """The score line, how fast the half ran (cycles of 20 ms per wall second) and, per team, its
+    figures (:class:`Figures`: ``falls``, ``walked`` m, ``contacts``) and the ball's travel (m)."""
 
     teams: tuple[str, str]
     score: tuple[int, int]
     cycles: int
     seconds: float
     agents: int
+    falls: tuple[int, int] = (0, 0)
+    walked: tuple[float, float] = (0.0, 0.0)
+    contacts: tuple[int, int] = (0, 0)
+    ball_travel: float = 0.0
+
+    def as_dict(self) -> dict:
+        """The result as JSON-ready data: per team its name, goals, falls, metres walked and ball
+        contacts; the ball's travel (m), cycles, seconds and agents a side."""
+        return {"teams": [{"name": self.teams[k], "goals": self.score[k], "falls": self.falls[k],
+                           "walked_m": round(self.walked[k], 2), "ball_contacts": self.contacts[k]}
+                          for k in (0, 1)],
+                "ball_travel_m": round(self.ball_travel, 2), "cycles": self.cycles,
+                "seconds": round(self.seconds, 2), "agents": self.agents}
 
     @property
     def cycles_per_second(self) -> float:
@@ -87,7 +151,10 @@ class MatchResult:
         """The score line and the speed, as ``simleague simspark match`` prints them."""
         return (f"{self.teams[0]} {self.score[0]} : {self.score[1]} {self.teams[1]}   "
                 f"({self.agents} agents, first half: {self.cycles} cycles in {self.seconds:.1f} s, "
-                f"{self.cycles_per_second:.0f} cycles/s)")
+                f"{self.cycles_per_second:.0f} cycles/s)\n"
+                + "".join(f"  {self.teams[k]}: {self.falls[k]} falls, {self.walked[k]:.1f} m walked, "
+                          f"{self.contacts[k]} ball contacts\n" for k in (0, 1))
+                + f"  the ball travelled {self.ball_travel:.1f} m")
 
 
 async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: str = "127.0.0.1",
@@ -102,8 +169,14 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
     rules = SoccerRules(half_time=half_time)
     game = Game(rules, seed=seed)
     server = SimSparkServer(game, SimSparkOptions(host, agent_port, monitor_port, sync=True, realtime=False))
-    if setup is not None:
-        server.on_cycle = setup(game)
+    figures, extra = Figures(), setup(game) if setup is not None else None
+
+    def on_cycle():
+        if game.referee.play_mode is not PlayMode.BeforeKickOff:
+            figures.observe(game)
+        if extra is not None:
+            extra()
+    server.on_cycle = on_cycle
     try:
         await server.start()
     except OSError as e:
@@ -173,7 +246,9 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
             await asyncio.sleep(0.01)
         seconds, cycles = time.monotonic() - started, round(half_time / CYCLE)
         score = (game.referee.score[Team.LEFT], game.referee.score[Team.RIGHT])
-        return MatchResult((launches[0].name, launches[1].name), score, cycles, seconds, 2 * agents)
+        return MatchResult((launches[0].name, launches[1].name), score, cycles, seconds, 2 * agents,
+                           tuple(figures.falls), tuple(figures.walked), tuple(figures.contacts),
+                           figures.ball_travel)
     finally:
         server.stop()
         running = [p for p in processes if p.returncode is None]
@@ -245,4 +320,4 @@ def run_described(description: dict) -> dict:
             log.propagate = True
             handler.close()
     return {"teams": list(result.teams), "score": list(result.score), "cycles": result.cycles,
-            "seconds": result.seconds}
+            "seconds": result.seconds, "figures": result.as_dict()}
