@@ -1,6 +1,7 @@
 """The sample walk, get-up and kick (simleague.simspark.walk, .motions) of a Nao of type 0 on our
-SimSpark world, in process (the world stepped directly, the agent's controller in the loop):
-issue 32's walk, get-up and kick targets.
+SimSpark world, in process (the world stepped directly, the agent's controller in the loop with
+the server's timing: its answer acts two cycles after what it read, :class:`Agent`): issue 32's
+walk, get-up and kick targets.
 
     python benchmarks/bench_walk.py [--runs 10]
 
@@ -32,27 +33,49 @@ CYCLE = 0.02
 ARMS_DOWN = {"laj1": -90.0, "raj1": -90.0}
 
 
+class Agent:
+    """Robot ``rid`` of ``world`` driven as an agent drives it through our server in sync mode: it
+    reads the joint angles (to 0.01 degree, as ``HJ``), gyro and accelerometer after cycle t, and the
+    velocities it answers with act from cycle t + 2 (the server sends the perceptions of cycle t at
+    the start of cycle t + 1, after applying the effectors received for it: simspark/server.py, as
+    the original's sync mode). :meth:`drive` the targets, then :meth:`step`."""
+
+    def __init__(self, world: SoccerWorld, rid: int):
+        self.world, self.rid = world, rid
+        self.names = [p.joint.perceptor for p in world.parts(rid) if p.joint]
+        self._answer: dict[str, float] = {}
+        self._sent: dict[str, float] = {}
+
+    def angles(self) -> dict[str, float]:
+        return {n: round(float(a), 2) for n, a in zip(self.names, self.world.joint_angles(self.rid))}
+
+    def drive(self, targets: dict[str, float]) -> None:
+        self._answer = velocities(targets, self.angles())
+
+    def step(self) -> None:
+        for effector, v in self._sent.items():
+            self.world.set_joint_velocity(self.rid, effector, v)
+        self.world.step()
+        self._sent = self._answer
+
+
 def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None) -> dict:
     """Stand up into the crouch for ``settle`` cycles, then walk with ``command`` (forward,
     sideways, turn) ramped in over 1 s; stop after ``seconds`` or once ``until`` m are covered."""
     world = SoccerWorld(seed=0)
     rid = world.add_robot(0, -10.0, 0.0, yaw)
-    names = [p.joint.perceptor for p in world.parts(rid) if p.joint]
-    gait = Walk()
+    agent, gait = Agent(world, rid), Walk()
+    names = agent.names
     crouch = {n: 0.0 for n in names} | ARMS_DOWN | gait.stand()
-
-    def drive(targets):
-        for effector, v in velocities(targets, dict(zip(names, world.joint_angles(rid)))).items():
-            world.set_joint_velocity(rid, effector, v)
     for k in range(settle):
-        drive({n: crouch[n] * min(1.0, k / 50) for n in names})
-        world.step()
+        agent.drive({n: crouch[n] * min(1.0, k / 50) for n in names})
+        agent.step()
     start, heading = world.pose(rid, "torso")[0].copy(), world.heading(rid)
     turned, fell, k, started = 0.0, False, 0, 0.0
     for k in range(1, int(seconds / CYCLE) + 1):
         ramp = min(1.0, k / 50)
-        drive(crouch | gait.step(*(v * ramp for v in command), gyro=tuple(world.gyro(rid))))
-        world.step()
+        agent.drive(crouch | gait.step(*(v * ramp for v in command), gyro=tuple(world.gyro(rid))))
+        agent.step()
         now = world.heading(rid)
         turned += math.atan2(math.sin(now - heading), math.cos(now - heading))
         heading = now
@@ -75,7 +98,8 @@ def get_up(back: bool, yaw: float = 0.0, lie: int = 60) -> dict:
     cycles with its arms down, then get up; the motion's seconds and whether it stands 1.5 s later."""
     world = SoccerWorld(seed=0)
     rid = world.add_robot(0, 0.0, 0.0, 0.0)
-    names = [p.joint.perceptor for p in world.parts(rid) if p.joint]
+    agent = Agent(world, rid)
+    names = agent.names
     adr, dof = world._roots[rid]
     turn, tilt = yaw - math.pi / 2, (1 if back else -1) * math.pi / 2
     rotation = np.zeros(4)
@@ -84,22 +108,18 @@ def get_up(back: bool, yaw: float = 0.0, lie: int = 60) -> dict:
     world.data.qpos[adr:adr + 7] = (0.0, 0.0, 0.12, *rotation)
     mujoco.mj_forward(world.model, world.data)
     rest = {n: 0.0 for n in names} | ARMS_DOWN
-
-    def drive(targets):
-        for effector, v in velocities(targets, dict(zip(names, world.joint_angles(rid)))).items():
-            world.set_joint_velocity(rid, effector, v)
     for _ in range(lie):
-        drive(rest)
-        world.step()
+        agent.drive(rest)
+        agent.step()
     side = lying(tuple(world.accelerometer(rid)))
-    motion = get_up_motion(side or "front", dict(zip(names, world.joint_angles(rid))))
+    motion = get_up_motion(side or "front", agent.angles())
     while (targets := motion.step()) is not None:
-        drive(targets)
-        world.step()
+        agent.drive(targets)
+        agent.step()
     finish = rest | FINISH[1]
     for _ in range(75):
-        drive(finish)
-        world.step()
+        agent.drive(finish)
+        agent.step()
     position, rotation = world.pose(rid, "torso")
     return {"side": side, "seconds": motion.seconds, "up": bool(rotation[2, 2] > 0.9 and position[2] > 0.3)}
 
@@ -109,29 +129,26 @@ def kick(yaw: float = 0.0, stand: int = 100, ahead: float = 0.0) -> dict:
     further), kick, stand 3 s: how far the ball went ahead (m) and aside, and whether the robot stands."""
     world = SoccerWorld(seed=0)
     rid = world.add_robot(0, 0.0, 0.0, yaw)
-    names = [p.joint.perceptor for p in world.parts(rid) if p.joint]
+    agent = Agent(world, rid)
+    names = agent.names
     crouch = {n: 0.0 for n in names} | ARMS_DOWN | FINISH[1]
-
-    def drive(targets):
-        for effector, v in velocities(targets, dict(zip(names, world.joint_angles(rid)))).items():
-            world.set_joint_velocity(rid, effector, v)
     for k in range(stand):
-        drive({n: crouch[n] * min(1.0, k / 50) for n in names})
-        world.step()
+        agent.drive({n: crouch[n] * min(1.0, k / 50) for n in names})
+        agent.step()
     foot = world.pose(rid, "rfoot")[0]
     along, right = (math.cos(yaw), math.sin(yaw)), (math.sin(yaw), -math.cos(yaw))
     ball = [foot[i] + along[i] * (KICK_BALL[1] + ahead) + right[i] * KICK_BALL[0] for i in (0, 1)]
     world.place_ball((*ball, world.rules.ball_radius))
     for _ in range(10):
-        drive(crouch)
-        world.step()
-    motion = kick_motion(dict(zip(names, world.joint_angles(rid))))
+        agent.drive(crouch)
+        agent.step()
+    motion = kick_motion(agent.angles())
     while (targets := motion.step()) is not None:
-        drive(targets)
-        world.step()
+        agent.drive(targets)
+        agent.step()
     for _ in range(150):
-        drive(crouch)
-        world.step()
+        agent.drive(crouch)
+        agent.step()
     moved = world.ball()[0][:2] - ball
     position, rotation = world.pose(rid, "torso")
     return {"ahead": float(moved @ along), "aside": float(abs(moved @ right)),

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simleague.simspark.motions import get_up as get_up_motion, lying
-from simleague.simspark.walk import Walk, leg_angles, velocities
+from simleague.simspark.walk import TRACKING, Walk, leg_angles, velocities
 from simleague.soccer.world import SoccerWorld
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -39,7 +39,7 @@ def test_the_legs_inverse_kinematics_put_the_ankle_where_asked_with_the_foot_fla
 
 def test_velocities_close_most_of_each_joints_error_in_one_cycle():
     out = velocities({"rlj3": 10.0, "llj4": -20.0}, {"rlj3": 0.0, "llj4": -20.0, "rlj4": 5.0})
-    assert out == {"rle3": pytest.approx(math.radians(10.0) * 0.7 / 0.02), "lle4": 0.0}
+    assert out == {"rle3": pytest.approx(math.radians(10.0) * TRACKING / 0.02), "lle4": 0.0}
     with pytest.raises(KeyError):
         velocities({"hj1": 0.0}, {})
 

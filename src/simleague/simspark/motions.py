@@ -1,12 +1,14 @@
 """Keyframe motions for the sample agent's Nao (robot type 0): getting up from lying on the front
 and from lying on the back, and a kick with the right foot, each ending in the walk's crouch.
 Each keyframe gives the joints' targets and the time to move to them from the keyframe before
-(linear in between, :class:`Motion`); a target beyond a joint's range drives the joint into its
-stop at full speed. The keyframes were found with CMA-ES (N. Hansen, the ``cma`` package) on our
-world: the get-ups from four lying starts (other headings, other times lying first), scored by how
-upright and high the torso came and whether the robot stood 1.5 s later; the kick from three
-standing starts, scored by how far the ball went straight ahead, with the robot still standing;
-each checked on ten other starts (``benchmarks/bench_walk.py``).
+(linear in between, in whole cycles: :class:`Motion`); a target beyond a joint's range drives the
+joint into its stop at full speed. The keyframes were found with CMA-ES (N. Hansen, the ``cma``
+package) on our world, driven as through our server (the agent's answer acts two cycles after
+what it read; ``benchmarks/bench_walk.py``'s ``Agent``): the get-ups from six lying starts (other
+headings, other times lying first), scored by how upright and high the torso came and whether the
+robot stood 1.5 s later; the kick from four standing starts (the ball 1 cm nearer to 1 cm
+further), scored by how far the ball went straight ahead, with the robot still standing; each
+checked on ten other starts (``benchmarks/bench_walk.py``).
 
 :func:`lying` tells from the accelerometer whether a robot lies on its front or back. Pure and
 standard library only, as :mod:`simleague.simspark.walk`. Angles in degrees by perceptor name.
@@ -25,24 +27,24 @@ MIRRORED = frozenset({"aj2", "aj3", "aj4", "lj2", "lj6"})
 
 #: (seconds, right side's targets in the order of JOINTS)
 FROM_FRONT = (
-    (0.10, (237.2, -57.0, -73.0, -67.2, 18.2, -3.3, 52.1, 67.0, -60.6, -70.7)),
-    (1.20, (-304.9, 63.9, 30.6, -3.2, 107.7, -6.3, -9.9, -203.3, 45.7, -44.1)),
-    (0.75, (165.7, -39.5, 161.4, 134.4, 8.4, -48.4, 153.4, -211.1, 117.4, 60.2)),
-    (0.10, (-400.0, -7.3, 24.9, -10.7, -22.7, 38.6, 194.5, -272.2, 101.8, -12.0)),
+    (0.08, (299.7, -1.3, -114.3, -119.0, 29.4, -11.5, 64.6, 27.3, 18.1, -47.2)),
+    (1.2, (-321.2, 38.2, 18.4, -116.5, 62.2, 8.0, 74.5, -220.4, 68.9, 29.7)),
+    (0.74, (72.2, -26.2, 188.9, 189.1, -47.9, -33.8, 200.1, -234.6, 126.2, 73.4)),
+    (0.04, (-423.2, 79.8, -29.4, -40.9, -25.3, 35.5, 107.1, -180.1, 137.2, -60.4)),
 )
 FROM_BACK = (
-    (1.06, (-54.9, -115.1, 12.0, 84.8, -11.3, 39.6, 264.5, 346.5, -7.2, -11.2)),
-    (0.61, (-39.6, -84.5, -20.7, -26.9, -137.7, 28.4, 242.6, -61.1, 158.2, -23.7)),
-    (0.70, (12.8, -55.3, 0.2, -203.5, -235.7, -53.9, 104.0, -366.7, 210.0, -11.1)),
-    (0.12, (-215.7, 123.3, -155.4, 107.1, 62.5, 18.0, -244.4, 62.1, -169.3, 82.7)),
+    (0.04, (20.3, -132.0, -3.2, 65.6, 43.3, 82.5, 268.0, 286.2, -29.9, -11.4)),
+    (0.04, (-44.4, -108.5, -48.9, 1.2, -201.6, -36.7, 196.4, 45.0, 320.4, -44.2)),
+    (0.5, (70.1, -105.2, -57.9, -170.2, -254.8, -105.2, 76.8, -269.2, 246.7, 12.6)),
+    (0.3, (-195.2, 43.7, -331.8, 70.7, 90.1, 26.2, -445.6, 138.5, -136.2, 106.4)),
 )
 #: the kick: (seconds, right leg's lj1-lj6, left (support) leg's lj2-lj6); the ball's centre 0.16 m
-#: ahead of the right foot's centre, in line with it; the ball goes about 22 degrees to the right
+#: ahead of the right foot's centre, in line with it; the ball goes about 10 degrees off straight ahead
 KICK = (
-    (0.04, (-25.6, 9.0, -18.4, -90.2, 20.0, -19.8), (21.6, 26.6, -55.9, 60.7, -9.7)),
-    (0.05, (18.6, 8.2, 5.3, -94.4, -41.3, -2.3), (11.7, 5.9, -65.8, 62.2, 17.7)),
-    (0.04, (29.5, 3.1, 66.7, -34.9, -65.6, 13.7), (6.3, -6.3, -88.1, -38.2, -0.2)),
-    (0.04, (-22.2, 6.2, 66.1, -45.1, -63.0, -20.3), (7.2, -5.8, -65.4, 53.5, 15.5)),
+    (0.04, (-29.3, 11.0, -14.2, -87.4, -4.4, -16.1), (9.5, 23.9, -67.8, 76.7, 8.6)),
+    (0.04, (19.2, 9.4, 39.0, -146.2, -85.2, 5.0), (22.8, 18.2, -79.1, 53.2, 22.9)),
+    (0.04, (20.4, 17.8, 52.1, -59.5, -52.8, 8.0), (-3.6, -12.6, -118.5, -30.3, 11.6)),
+    (0.04, (-20.5, 12.7, 58.8, -24.2, -28.5, -23.7), (6.1, -17.2, -66.7, 65.2, 4.6)),
 )
 KICK_BALL = (0.0, 0.16)           # m: where the ball is from the right foot's centre (x right, y forward)
 KICK_SETTLE = 0.5                 # s back to the crouch after the kick
@@ -97,7 +99,7 @@ class Motion:
         if self._frame >= len(self._frames):
             return None
         seconds, target = self._frames[self._frame]
-        cycles = max(1, int(seconds / CYCLE))               # whole cycles, as it was found with
+        cycles = max(1, round(seconds / CYCLE))             # whole cycles
         self._cycle += 1
         share = self._cycle / cycles
         joints = self._from.keys() | target.keys()
