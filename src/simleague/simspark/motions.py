@@ -1,5 +1,5 @@
 """Keyframe motions for the sample agent's Nao (robot type 0): getting up from lying on the front
-and from lying on the back, and a kick with the right foot, each ending in the walk's crouch.
+and from lying on the back, and a kick with the right foot, each ending in a crouch (:data:`FINISH`).
 Each keyframe gives the joints' targets and the time to move to them from the keyframe before
 (linear in between, in whole cycles: :class:`Motion`); a target beyond a joint's range drives the
 joint into its stop at full speed. The keyframes were found with CMA-ES (N. Hansen, the ``cma``
@@ -15,8 +15,6 @@ standard library only, as :mod:`simleague.simspark.walk`. Angles in degrees by p
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from .walk import CYCLE
 
@@ -63,7 +61,8 @@ def both_sides(values) -> dict[str, float]:
     return out
 
 
-#: the pose the motion ends in (0.6 s): the crouch it was found with, arms down, head straight
+#: the pose every motion ends in (over 0.6 s after a get-up, 0.5 s after the kick): knees bent,
+#: arms down, head straight
 FINISH = (0.6, {"hj1": 0.0, "hj2": 0.0} | both_sides((-90.0, 0.0, 0.0, 0.0, 0.0, 1.52, 23.15, -59.8, 36.65, -1.52)))
 
 
