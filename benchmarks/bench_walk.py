@@ -52,6 +52,12 @@ class Agent:
     def drive(self, targets: dict[str, float]) -> None:
         self._answer = velocities(targets, self.angles())
 
+    def bend_into(self, pose: dict[str, float], cycles: int) -> None:
+        """Move from straight joints into ``pose`` over 1 s and hold it, ``cycles`` cycles in all."""
+        for k in range(cycles):
+            self.drive({n: pose[n] * min(1.0, k / 50) for n in self.names})
+            self.step()
+
     def step(self) -> None:
         for effector, v in self._sent.items():
             self.world.set_joint_velocity(self.rid, effector, v)
@@ -67,9 +73,7 @@ def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: fl
     agent, gait = Agent(world, rid), Walk()
     names = agent.names
     crouch = {n: 0.0 for n in names} | ARMS_DOWN | gait.stand()
-    for k in range(settle):
-        agent.drive({n: crouch[n] * min(1.0, k / 50) for n in names})
-        agent.step()
+    agent.bend_into(crouch, settle)
     start, heading = world.pose(rid, "torso")[0].copy(), world.heading(rid)
     turned, fell, k, started = 0.0, False, 0, 0.0
     for k in range(1, int(seconds / CYCLE) + 1):
@@ -132,9 +136,7 @@ def kick(yaw: float = 0.0, stand: int = 100, ahead: float = 0.0) -> dict:
     agent = Agent(world, rid)
     names = agent.names
     crouch = {n: 0.0 for n in names} | ARMS_DOWN | FINISH[1]
-    for k in range(stand):
-        agent.drive({n: crouch[n] * min(1.0, k / 50) for n in names})
-        agent.step()
+    agent.bend_into(crouch, stand)
     foot = world.pose(rid, "rfoot")[0]
     along, right = (math.cos(yaw), math.sin(yaw)), (math.sin(yaw), -math.cos(yaw))
     ball = [foot[i] + along[i] * (KICK_BALL[1] + ahead) + right[i] * KICK_BALL[0] for i in (0, 1)]

@@ -27,10 +27,14 @@ class LogError(Exception):
     """A log that cannot be read: names the file, the line and the problem."""
 
 
-def _open(path: Path, mode: str):
+def open_log(path: str | Path, mode: str, binary: bool = False):
+    """A log file opened for reading (``mode`` "r") or writing ("w"), gzip-compressed when the
+    name ends in ``.gz``; text in UTF-8 unless ``binary``. Raises OSError."""
+    path = Path(path)
     if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8")
-    return open(path, mode, encoding="utf-8")
+        raw = gzip.open(path, mode + "b")
+        return raw if binary else io.TextIOWrapper(raw, encoding="utf-8")
+    return open(path, mode + "b") if binary else open(path, mode, encoding="utf-8")
 
 
 class Recorder:
@@ -42,7 +46,7 @@ class Recorder:
 
     def __init__(self, path: str | Path, fmt: str, header: dict):
         self.path = Path(path)
-        self._file = _open(self.path, "w")
+        self._file = open_log(self.path, "w")
         self._records = 0
         self._write({"kind": "header", "format": fmt, "version": FORMAT_VERSION, **header})
 
@@ -80,7 +84,7 @@ def read_log(path: str | Path, fmt: str | None = None,
     header, cycles, result = None, [], None
     n = 0
     try:
-        with _open(path, "r") as f:
+        with open_log(path, "r") as f:
             for n, line in enumerate(f, 1):
                 if not line.endswith("\n") and header is not None:     # cut off mid-line by a kill
                     raise EOFError("the last line is incomplete")

@@ -33,13 +33,12 @@ reads one (ours or the original's) into the records our JSON log holds, so that 
 from __future__ import annotations
 
 import dataclasses
-import gzip
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
-from ..recorder import LogError, read_log
+from ..recorder import LogError, open_log, read_log
 from . import messages as M
 from .scenario import Grid, Lab, Parameters
 
@@ -59,8 +58,7 @@ class XmlLog:
 
     def __init__(self, path: str | Path, params: Parameters, lab: Lab, grid: Grid):
         self.path = Path(path)
-        opener = gzip.open if self.path.suffix == ".gz" else open
-        self._file = opener(self.path, "wt", encoding="utf-8")
+        self._file = open_log(self.path, "w")
         self._pending: dict | None = None
         header = M.format_parameters(params, len(lab.beacons))
         self._file.write("<Log>\n" + header + M.format_lab(lab) + M.format_grid(grid))
@@ -150,8 +148,7 @@ def read_xml_log(path: str | Path) -> tuple[dict, list[dict]]:
     try:
         if path.stat().st_size > MAX_XML_LOG_BYTES:
             raise LogError(f"{where}: larger than {MAX_XML_LOG_BYTES} bytes; not read")
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as f:
+        with open_log(path, "r", binary=True) as f:
             data = f.read()
     except OSError as exc:
         raise LogError(f"{where}: {exc.strerror or exc}") from None
@@ -213,10 +210,8 @@ def read_xml_log(path: str | Path) -> tuple[dict, list[dict]]:
 
 def is_xml_log(path: str | Path) -> bool:
     """True when the file (or its gzip content) starts with ``<``: an XML log, not JSON lines."""
-    path = Path(path)
     try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rb") as f:
+        with open_log(path, "r", binary=True) as f:
             return f.read(64).lstrip().startswith(b"<")
     except (OSError, EOFError):
         return False

@@ -59,7 +59,7 @@ class TrialOptions:
     """``agents`` sample agents to start, ``wait_for`` robots to wait for (default: ``agents``),
     clock ``mode``, ``seed``, ``scoring``, ``log`` path, ``host``/``port`` (0: any free port),
     ``register_timeout`` (s) for the robots to register; ``log_format`` "json" (ours, JSON lines)
-    or "xml" (the original simulator's, for its logplayer: :mod:`.xmllog`); ``web_port`` serves the web viewer on
+    or "xml" (the original simulator's, for its logplayer: :mod:`.logs`); ``web_port`` serves the web viewer on
     ``web_host`` (None: no viewer, 0: any free port), and after the end it keeps showing the final
     state for ``web_linger`` s (negative: until cancelled). ``robots``, when given, are started
     instead of the sample agents (``agents`` is then ignored)."""

@@ -104,17 +104,19 @@ class Figures:
             elif rotation[2, 2] > RISEN:
                 self._fallen.discard(rid)
             if world.cycle % WALK_SAMPLE == 0:
-                here, before = (float(position[0]), float(position[1])), self._sampled.get(rid)
-                if before is not None and math.dist(here, before) < MOVED_BY_HAND:
-                    self.walked[side] += math.dist(here, before)
+                here = (float(position[0]), float(position[1]))
+                step = math.dist(here, self._sampled.get(rid, here))
+                if step < MOVED_BY_HAND:
+                    self.walked[side] += step
                 self._sampled[rid] = here
         touching = world.ball_touchers() & sides.keys()
         for rid in touching - self._touching:
             self.contacts[sides[rid]] += 1
         self._touching = touching
         ball = tuple(float(v) for v in world.ball()[0][:2])
-        if self._ball is not None and math.dist(ball, self._ball) < BALL_PLACED:
-            self.ball_travel += math.dist(ball, self._ball)
+        rolled = math.dist(ball, self._ball or ball)
+        if rolled < BALL_PLACED:
+            self.ball_travel += rolled
         self._ball = ball
 
 
