@@ -9,9 +9,10 @@ Forward: each run starts 10 m behind the centre spot, facing the far goal within
 run another heading, after another time standing, so the gait meets the world in another state),
 and walks straight ahead until it has covered 20 m (or falls, or 90 s pass): its speed over the
 20 m. Turning on the spot and side steps: degrees per second and metres
-per second over the 5 s after a 1 s start. Get-up: the robot laid on its front or back (each try from
-another heading, after another time lying), the motion chosen from the accelerometer, a success
-when it stands 1.5 s after the motion: the motion's time. Kick: standing facing another way each
+per second over the 5 s after a 1 s start. Get-up: the robot knocked over backwards or forwards
+from its crouch (each try facing another way, pushed harder or softer and a little to a side),
+lying still, then the motion chosen from the accelerometer; a success when it stands 1.5 s after
+the motion, having walked on the spot: the motion's time. Kick: standing facing another way each
 time, the ball placed 1 cm nearer to 1 cm further than the kick's place: how far it went.
 Medians, and how many runs fell.
 """
@@ -22,8 +23,6 @@ import argparse
 import math
 import statistics
 
-import mujoco
-import numpy as np
 
 from simleague.simspark.motions import FINISH, KICK_BALL, get_up as get_up_motion, kick as kick_motion, lying
 from simleague.simspark.walk import Walk, velocities
@@ -65,11 +64,12 @@ class Agent:
         self._sent = self._answer
 
 
-def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None) -> dict:
+def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None,
+         robot_type: int = 0) -> dict:
     """Stand up into the crouch for ``settle`` cycles, then walk with ``command`` (forward,
     sideways, turn) ramped in over 1 s; stop after ``seconds`` or once ``until`` m are covered."""
     world = SoccerWorld(seed=0)
-    rid = world.add_robot(0, -10.0, 0.0, yaw)
+    rid = world.add_robot(robot_type, -10.0, 0.0, yaw)
     agent, gait = Agent(world, rid), Walk()
     names = agent.names
     crouch = {n: 0.0 for n in names} | ARMS_DOWN | gait.stand()
@@ -97,42 +97,54 @@ def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: fl
             "turned_after_start": math.degrees(turned - started), "fell": fell}
 
 
-def get_up(back: bool, yaw: float = 0.0, lie: int = 60) -> dict:
-    """Lay a robot on its back or front (torso 0.12 m high, facing ``yaw``), let it lie ``lie``
-    cycles with its arms down, then get up; the motion's seconds and whether it stands 1.5 s later."""
+def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, robot_type: int = 0) -> dict:
+    """Knock a robot standing in the crouch (facing ``yaw``) over backwards or forwards (its hips
+    and ankles driven at ``push`` x 5 rad/s and its hip rolls at ``roll`` x 5 rad/s for 0.5 s), let it
+    lie with its arms down until it has lain still for 0.8 s, as the sample player does, then get
+    up and walk on the spot for 1 s: the motion's seconds, the side the accelerometer told, and
+    whether it stands 1.5 s after the motion ended. None when the push left it on its side."""
     world = SoccerWorld(seed=0)
-    rid = world.add_robot(0, 0.0, 0.0, 0.0)
+    rid = world.add_robot(robot_type, 0.0, 0.0, yaw)
     agent = Agent(world, rid)
     names = agent.names
-    adr, dof = world._roots[rid]
-    turn, tilt = yaw - math.pi / 2, (1 if back else -1) * math.pi / 2
-    rotation = np.zeros(4)
-    mujoco.mju_mulQuat(rotation, np.array([math.cos(turn / 2), 0, 0, math.sin(turn / 2)]),
-                       np.array([math.cos(tilt / 2), math.sin(tilt / 2), 0, 0]))
-    world.data.qpos[adr:adr + 7] = (0.0, 0.0, 0.12, *rotation)
-    mujoco.mj_forward(world.model, world.data)
+    crouch = {n: 0.0 for n in names} | ARMS_DOWN | Walk().stand()
+    agent.bend_into(crouch, 80)
+    pitch = (-1.0 if back else 1.0) * push * 5
+    for _ in range(25):
+        agent._answer = {"rle3": pitch, "lle3": pitch, "rle5": pitch, "lle5": pitch, "rle2": roll * 5, "lle2": roll * 5}
+        agent.step()
     rest = {n: 0.0 for n in names} | ARMS_DOWN
-    for _ in range(lie):
+    still = 0
+    for _ in range(300):
         agent.drive(rest)
         agent.step()
+        lies = lying(tuple(world.accelerometer(rid)))
+        still = still + 1 if lies and max(abs(g) for g in world.gyro(rid)) < 30 else 0
+        if still >= 40:
+            break
     side = lying(tuple(world.accelerometer(rid)))
-    motion = get_up_motion(side or "front", agent.angles())
+    if side is None:
+        return None
+    motion = get_up_motion(side, agent.angles(), robot_type)
     while (targets := motion.step()) is not None:
-        agent.drive(targets)
+        agent.drive(rest | targets)
         agent.step()
-    finish = rest | FINISH[1]
-    for _ in range(75):
-        agent.drive(finish)
+    for _ in range(25):
+        agent.drive(rest | FINISH[1])
+        agent.step()
+    gait = Walk()
+    for _ in range(50):
+        agent.drive(crouch | gait.step(0.0, 0.0, 0.0, tuple(world.gyro(rid))))
         agent.step()
     position, rotation = world.pose(rid, "torso")
     return {"side": side, "seconds": motion.seconds, "up": bool(rotation[2, 2] > 0.9 and position[2] > 0.3)}
 
 
-def kick(yaw: float = 0.0, stand: int = 100, ahead: float = 0.0) -> dict:
+def kick(yaw: float = 0.0, stand: int = 100, ahead: float = 0.0, robot_type: int = 0) -> dict:
     """Stand in the crouch ``stand`` cycles facing ``yaw``, the ball put at KICK_BALL (``ahead`` m
     further), kick, stand 3 s: how far the ball went ahead (m) and aside, and whether the robot stands."""
     world = SoccerWorld(seed=0)
-    rid = world.add_robot(0, 0.0, 0.0, yaw)
+    rid = world.add_robot(robot_type, 0.0, 0.0, yaw)
     agent = Agent(world, rid)
     names = agent.names
     crouch = {n: 0.0 for n in names} | ARMS_DOWN | FINISH[1]
@@ -174,10 +186,12 @@ def main() -> None:
         print(f"turning {'left' if turn > 0 else 'right'}: median {statistics.median(rates):.1f} deg/s over the 5 s "
               f"after a 1 s start, {sum(math.isnan(x) for x in rates)} of {runs} fell")
     for back in (False, True):
-        tries = [get_up(back, yaw=0.37 * k + 0.2, lie=45 + 13 * k) for k in range(runs)]
-        print(f"get-up from the {'back' if back else 'front'}: {sum(t['up'] for t in tries)} of {runs} stood, "
-              f"the motion takes {tries[0]['seconds']:.2f} s; lying on the {tries[0]['side']} as the "
-              f"accelerometer told in {sum(t['side'] == ('back' if back else 'front') for t in tries)}")
+        tries = [get_up(back, yaw=0.71 * k + 0.2, push=0.7 + 0.08 * k, roll=0.1 * (k % 7) - 0.3) for k in range(runs)]
+        tries = [t for t in tries if t is not None]
+        print(f"get-up from the {'back' if back else 'front'}: {sum(t['up'] for t in tries)} of {len(tries)} stood "
+              f"(knocked over, not left on a side), the motion takes {tries[0]['seconds']:.2f} s; lying on the "
+              f"{'back' if back else 'front'} as the accelerometer told in "
+              f"{sum(t['side'] == ('back' if back else 'front') for t in tries)}")
     kicks = [kick(yaw=0.37 * k + 0.2, stand=80 + 8 * k, ahead=0.002 * (k - 5)) for k in range(runs)]
     print(f"kick: median {statistics.median(k['ahead'] for k in kicks):.2f} m ahead "
           f"(least {min(k['ahead'] for k in kicks):.2f}), {statistics.median(k['aside'] for k in kicks):.2f} m aside, "

@@ -63,9 +63,9 @@ def test_standing_in_the_crouch_is_the_first_step_of_the_walk():
 
 
 @pytest.mark.parametrize("back", [False, True])
-def test_a_nao_lying_on_its_front_or_back_gets_up_within_4_s(back):
-    for k in (0, 5):
-        tried = get_up(back, yaw=0.37 * k + 0.2, lie=45 + 13 * k)
+def test_a_nao_knocked_over_forwards_or_backwards_gets_up_within_4_s(back):
+    for push, roll in ((0.8, 0.1), (1.2, -0.2)):
+        tried = get_up(back, yaw=0.5, push=push, roll=roll)
         assert tried["side"] == ("back" if back else "front")                  # told by the accelerometer
         assert tried["up"] and tried["seconds"] < 4.0
 

@@ -64,9 +64,9 @@ class TeamLaunch:
         return fill(self.argv, {"host": host, "port": port, "unum": unum, "team": self.name})
 
 
-def _sample(team: str) -> TeamLaunch:
+def _sample(team: str, players: int) -> TeamLaunch:
     return TeamLaunch(team, (sys.executable, "-m", "simleague.simspark.agent", "--host", "{host}", "--port", "{port}",
-                             "--team", "{team}", "--unum", "{unum}"))
+                             "--team", "{team}", "--unum", "{unum}", "--players", str(players)))
 
 
 FALLEN, RISEN = 0.5, 0.8            # the torso's up axis' height (z component) of a fall and a recovery
@@ -186,7 +186,7 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
     processes = []
     run = asyncio.create_task(server.run())
     try:
-        launches = teams or (_sample(TEAMS[0]), _sample(TEAMS[1]))
+        launches = teams or (_sample(TEAMS[0], agents), _sample(TEAMS[1], agents))
 
         async def start(side: int, unum: int):
             launch = launches[side]

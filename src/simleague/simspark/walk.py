@@ -28,6 +28,8 @@ THIGH_TILT = math.atan2(KNEE[0], -KNEE[1])  # rad: the thigh leans forward by th
 SHANK = 0.10                              # m: knee to ankle
 HIP_SIDE = 0.055                          # m: the hip pivot's distance from the middle
 CYCLE = 0.02                              # s: one server cycle
+SPEED_CHANGE = 0.16                       # most a speed (share of full) changes from one step to the next:
+                                          # full speed from standing in about 1 s (a sudden start topples the robot)
 YAW_AXIS = math.sqrt(0.5)                 # lj1 turns about (-0.7071, 0, +-0.7071): yaw per radian
 
 
@@ -86,6 +88,11 @@ class Walk:
         self._step = -1
         self._opening = {"r": 0.0, "l": 0.0}  # radians of lj1 now: moved at a bounded rate
 
+    @property
+    def moving(self) -> bool:
+        """Whether the step under way still moves the robot (a speed not yet down to zero)."""
+        return any(abs(v) > 1e-9 for v in self._speed)
+
     def stand(self) -> dict[str, float]:
         """Target angles (degrees) of the walking crouch, feet together, for standing still."""
         return self._pose(0.0, None, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
@@ -94,13 +101,15 @@ class Walk:
              gyro: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> dict[str, float]:
         """Advance one cycle (0.02 s) and return the legs' target angles (degrees, by perceptor
         name: ``rlj1`` ... ``llj6``). ``forward``, ``sideways`` (positive: to the robot's left)
-        and ``turn`` (positive: counter-clockwise) take effect from the next step; ``gyro`` is the
+        and ``turn`` (positive: counter-clockwise) are approached from the next step on, by at
+        most :data:`SPEED_CHANGE` a step; ``gyro`` is the
         torso's ``GYR`` reading (deg/s)."""
         self.time += CYCLE
         number = int(self.time / self.gait.period)
         if number != self._step:
             self._step = number
-            self._speed = tuple(max(-1.0, min(1.0, v)) for v in (forward, sideways, turn))
+            wanted = (max(-1.0, min(1.0, v)) for v in (forward, sideways, turn))
+            self._speed = tuple(now + max(-SPEED_CHANGE, min(SPEED_CHANGE, v - now)) for now, v in zip(self._speed, wanted))
         phase = (self.time % self.gait.period) / self.gait.period
         swing = "l" if number % 2 == 0 else "r"
         return self._pose(phase, swing, self._speed, gyro)

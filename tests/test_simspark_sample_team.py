@@ -1,0 +1,112 @@
+"""The sample SimSpark team (issue 32): self-localisation from the See perceptor, and sample
+players that play through the real server in sync mode (real TCP on 127.0.0.1)."""
+
+import asyncio
+import math
+
+import pytest
+from threaded import in_thread
+
+from simleague.simspark.agent import Player
+from simleague.simspark.client import AgentClient, Seen
+from simleague.simspark.game import Game
+from simleague.simspark.localisation import LANDMARKS, Localiser, fit_pose, in_robot_frame, to_field, to_robot
+from simleague.simspark.match import play
+from simleague.simspark.server import SimSparkOptions, SimSparkServer
+
+
+def seen_from(pose, names, pan=0.0):
+    """The polar coordinates (as See gives them, camera 0.5 m up, head turned by ``pan`` degrees)
+    of the named landmarks from a robot at ``pose`` (x, y, heading rad), field frame."""
+    out = {}
+    for name in names:
+        x, y = to_robot(pose, LANDMARKS[name])
+        z = (0.8 if name.startswith("G") else 0.0) - 0.5
+        h = math.degrees(math.atan2(y, x)) - pan
+        out[name] = (math.sqrt(x * x + y * y + z * z), h, math.degrees(math.atan2(z, math.hypot(x, y))))
+    return out
+
+
+def test_a_seen_object_is_put_where_it_lies_in_the_robot_frame_for_any_head_angle():
+    x, y, z = in_robot_frame((2.0, 0.0, 0.0), pan=30.0, tilt=0.0)
+    assert (x, y) == pytest.approx((2 * math.cos(math.radians(30)), 2 * math.sin(math.radians(30))))
+    # looking 20 degrees down, an object seen 20 degrees up lies level ahead
+    x, y, z = in_robot_frame((1.5, 0.0, 20.0), pan=0.0, tilt=-20.0)
+    assert (x, y, z) == pytest.approx((1.5, 0.0, 0.0), abs=1e-9)
+
+
+@pytest.mark.parametrize("pose", [(-5.0, 3.0, 0.5), (10.0, -7.0, 2.8), (0.0, 0.0, -1.2)])
+def test_the_pose_is_fitted_from_the_landmarks_seen(pose):
+    seen = seen_from(pose, ["F1L", "G1L", "G2L", "F2L", "F1R", "F2R"])
+    pairs = [(in_robot_frame(pol, 0.0, 0.0)[:2], LANDMARKS[name]) for name, pol in seen.items()]
+    x, y, heading = fit_pose(pairs)
+    assert (x, y) == pytest.approx(pose[:2], abs=1e-6)
+    assert heading == pytest.approx(pose[2], abs=1e-6)
+    # one landmark and a known heading fix the position
+    assert fit_pose(pairs[:1], heading=pose[2])[:2] == pytest.approx(pose[:2], abs=1e-6)
+    # too few landmarks, or two seen much closer together than they stand: no fit
+    assert fit_pose(pairs[:1]) is None
+    assert fit_pose([pairs[0], (pairs[1][0], LANDMARKS["F2R"])]) is None
+
+
+def test_the_running_estimate_follows_sightings_in_the_teams_frame():
+    pose = (4.0, -2.0, 0.3)                          # field frame
+    seen = Seen(landmarks=seen_from(pose, ["F1R", "F2R", "G1R", "G2R"], pan=25.0))
+    ball = to_field(pose, (1.0, 0.2))
+    x, y = to_robot(pose, ball)
+    seen.ball = (math.hypot(math.hypot(x, y), 0.5), math.degrees(math.atan2(y, x)) - 25.0,
+                 math.degrees(math.atan2(-0.5, math.hypot(x, y))))
+    for side, expected, expected_ball in (("left", pose, ball),
+                                          ("right", (-4.0, 2.0, 0.3 - math.pi), (-ball[0], -ball[1]))):
+        where = Localiser(side, "T")
+        for cycle in range(20):
+            where.update(cycle * 0.02, 0.0, seen, 25.0, 0.0)
+        x, y, heading = where.estimate.pose
+        assert (x, y) == pytest.approx(expected[:2], abs=1e-6)
+        assert math.cos(heading - expected[2]) == pytest.approx(1.0)
+        assert where.estimate.ball == pytest.approx(expected_ball, abs=1e-6)
+
+
+def test_sightings_just_after_a_beam_are_not_believed():
+    where = Localiser("left", "T")
+    where.moved((-3.0, 1.0, 0.0))
+    stale = Seen(landmarks=seen_from((5.0, 5.0, 1.0), ["F1R", "F2R", "G1R"]))
+    where.update(0.0, 0.0, stale, 0.0, 0.0)
+    assert where.estimate.pose == pytest.approx((-3.0, 1.0, 0.0))
+
+
+def test_a_sample_player_knows_where_it_stands_through_the_server():
+    """A sample player beamed into its place, seeing with the original's noise, through the real
+    server in sync mode: its estimate is the robot's true place within 15 cm and 5 degrees."""
+    game = Game(seed=3)
+    server = SimSparkServer(game, SimSparkOptions("127.0.0.1", 0, 0, realtime=False, sync=True))
+    with in_thread(server), AgentClient("127.0.0.1", server.agent_port) as client:
+        client.scene(0)
+        client.receive()
+        client.init(4, "Sample")
+        player = None
+        for _ in range(250):
+            seen = client.receive()
+            if seen.side is not None:
+                player = Player(seen.unum, seen.side, "Sample", 11)
+            if player is None:
+                client.act({}, syn=True)
+                continue
+            speeds, beam = player.think(seen)
+            if beam is not None:
+                client.beam(*beam)
+            client.act(speeds, syn=True)
+        robot = next(iter(game.agents.values())).robot
+        position, _ = game.world.pose(robot, "torso")
+        x, y, heading = player.where.estimate.pose
+        assert math.dist((x, y), position[:2]) < 0.15
+        assert abs(math.degrees(math.remainder(heading - game.world.heading(robot), math.tau))) < 5.0
+
+
+def test_a_sample_player_takes_the_kick_off_and_dribbles_towards_the_goal():
+    """One sample player a side (separate processes, real TCP): the left one kicks off and
+    carries the ball into the opponent's half."""
+    result = asyncio.run(play(agents=1, seed=0, half_time=25.0))
+    assert result.contacts[0] >= 3
+    assert sum(result.falls) <= 2
+    assert result.ball_travel >= 3.0
