@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 
 from .client import AgentClient, Perception
@@ -51,6 +52,8 @@ KICK_HEAD = {"hj1": 0.0, "hj2": -40.0}
 LINE_UP_CYCLES = 200              # cycles (4 s) a robot tries to line up for a kick before it dribbles
 DRIBBLE_CYCLES = 150              # cycles it then dribbles before it tries again
 ARMS_DOWN = {"laj1": -90.0, "raj1": -90.0}
+SAID = re.compile(r"(\d{1,2})b(\d{1,4})")  # a team mate's message: its number, its distance to the ball in cm
+KEEP_BALL = 0.5                   # m: a player that has the ball keeps it until a team mate is this much nearer
 UPRIGHT = 3.0                     # m/s^2: sideways and forward acceleration of a robot upright enough to see by
 DOWN_CYCLES = 10                  # cycles the accelerometer must say "lying" before a robot counts as down
 LYING_CYCLES = 40                 # cycles a robot lies still before it gets up (a knock is not a fall)
@@ -62,14 +65,18 @@ SET_PIECES = ("KickOff_", "KickIn_", "corner_kick_", "goal_kick_", "free_kick_",
 
 class Player:
     """The decisions of one sample player: ``Player(unum, side, team, players)`` (``players``: the
-    team's size, its numbers 1 to ``players``; a team of one has no goalkeeper); :meth:`think` each cycle
+    team's size, its numbers 1 to ``players``; a team of one has no goalkeeper; ``robot_type``:
+    the Nao type it plays, whose get-ups it uses); :meth:`think` each cycle
     with the perception gives the joint velocities to send (rad/s by effector name) and a beam
     (x, y m, heading degrees, team frame) or None."""
 
-    def __init__(self, unum: int, side: str, team: str, players: int = 11):
-        self.side, self.players = side, players
+    def __init__(self, unum: int, side: str, team: str, players: int = 11, robot_type: int = 0):
+        self.robot_type = robot_type
+        self.side, self.players, self.team = side, players, team
+        self.heard: dict[int, tuple[float, float]] = {}    # team mate -> (its cost, when heard)
+        self.has_ball = False
         self.unum = unum if players > 1 else 2              # a team of one plays number 2's part
-        self.where = Localiser(side, team)
+        self.where = Localiser(side)
         self.walk = Walk()
         self.motion = None
         self.beamed_in: str | None = None       # the play mode the last beam was made in
@@ -102,6 +109,7 @@ class Player:
         upright = self.motion is None and abs(ax) < UPRIGHT and abs(ay) < UPRIGHT and az > 9.81 - UPRIGHT
         self.where.update(p.time, p.gyro[2], p.seen if upright else None,
                           p.joints.get("hj1", 0.0), p.joints.get("hj2", 0.0))
+        self.hear(p)
         self.lying = self.lying + 1 if lying(p.acceleration) or abs(ax) > LYING else 0
         base = {j: 0.0 for j in p.joints} | ARMS_DOWN
         beam = None
@@ -123,7 +131,7 @@ class Player:
         if self.lying >= DOWN_CYCLES:               # down: lie still with the arms down, then get up
             side = lying(p.acceleration)
             if side is not None and self.lying >= LYING_CYCLES and max(abs(g) for g in p.gyro) < STILL:
-                self.motion = get_up(side, p.joints)
+                self.motion = get_up(side, p.joints, self.robot_type)
                 return velocities(base | self.motion.step(), p.joints), beam
             self.bent = 0                               # and afterwards into the crouch slowly
             return velocities(base, p.joints), beam
@@ -181,21 +189,43 @@ class Player:
         return self.home_of(self.unum, ball)
 
     def takes_ball(self, e, now: float) -> bool:
-        """Whether this player goes for the ball: the goalkeeper in its penalty area; a field
-        player whose place is the nearest to the ball, or which is nearer to it than every team
-        mate it saw in the last 2 s."""
+        """Whether this player goes for the ball: the goalkeeper when the ball is in its penalty
+        area, no field player then; else the field player nearest to the ball as the team mates
+        tell each other (:meth:`message`: heard in the last second, this player's own distance
+        counted :data:`KEEP_BALL` m shorter once it has the ball), or, with no team mate heard,
+        the one whose place (:meth:`home_of`) is nearest to the ball."""
         ball = e.ball
         if self.unum == 1:
             return ball[0] < PENALTY_AREA[0] and abs(ball[1]) < PENALTY_AREA[1]
         if ball[0] < PENALTY_AREA[0] and abs(ball[1]) < PENALTY_AREA[1]:
-            return False                                    # the goalkeeper's
+            return False
+        heard = {u: d for u, (d, when) in self.heard.items() if now - when < 1.0 and u not in (1, self.unum)}
+        if heard:
+            mine = self.cost(now) - (KEEP_BALL if self.has_ball else 0.0)
+            self.has_ball = all(mine < d or (mine == d and self.unum < u) for u, d in heard.items())
+            return self.has_ball
         field_players = [u for u in range(2, self.players + 1) if u in FORMATION] or [2]
-        owner = min(field_players, key=lambda u: math.dist(self.home_of(u, ball), ball))
-        if owner == self.unum:
-            return True
-        mine = math.dist(e.pose[:2], ball)
-        return mine < 1.5 and all(math.dist(m[:2], ball) > mine for u, m in e.mates.items()
-                                  if u != self.unum and now - m[2] < 2.0)
+        return min(field_players, key=lambda u: math.dist(self.home_of(u, ball), ball)) == self.unum
+
+    def cost(self, now: float) -> float:
+        """How far (m) this player is from the ball, for choosing who takes it: more when it lies
+        or gets up, most when it does not know where the ball is."""
+        e = self.where.estimate
+        if e.pose is None or e.ball is None or now - e.ball_seen > BALL_FORGOTTEN:
+            return 99.0
+        return math.dist(e.pose[:2], e.ball) + (5.0 if self.lying or self.motion is not None else 0.0)
+
+    def message(self, now: float) -> str:
+        """What this player says to its team (``(say ...)``, 20 characters at most): its number
+        and :meth:`cost` in centimetres, ``7b423``."""
+        return f"{self.unum}b{min(9999, round(self.cost(now) * 100))}"
+
+    def hear(self, p: Perception) -> None:
+        """Take in what team mates said (their :meth:`message`)."""
+        for team, _, direction, text in p.heard:
+            said = SAID.fullmatch(text)
+            if team == self.team and direction is not None and said:
+                self.heard[int(said.group(1))] = (int(said.group(2)) / 100, p.time)
 
     @staticmethod
     def home_of(unum: int, ball: tuple[float, float]) -> tuple[float, float]:
@@ -278,14 +308,14 @@ def run(host: str, port: int, team: str, unum: int, robot_type: int, cycles: int
         while cycles is None or played < cycles:
             seen = agent.receive()
             if seen.side is not None and player is None:
-                player = Player(seen.unum or unum, seen.side, team, players)
+                player = Player(seen.unum or unum, seen.side, team, players, robot_type)
             if player is None:
                 agent.act({}, syn=True)
             else:
                 speeds, beam = player.think(seen)
                 if beam is not None:
                     agent.beam(*beam)
-                agent.act(speeds, syn=True)
+                agent.act(speeds, say=player.message(seen.time), syn=True)
             played += 1
             if seen.play_mode == "GameOver":
                 break

@@ -155,11 +155,13 @@ def simspark_replay(log: Path = typer.Argument(..., help="A run log (serve or ma
 def simspark_agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(3100, **PORT),
                    team: str = typer.Option("Sample", help="Team name."),
                    unum: int = typer.Option(0, help="Player number (0: the next free one)."),
-                   robot_type: Optional[int] = typer.Option(None, "--type", help="Robot type 0-4.")):
-    """Run one sample agent against a SimSpark server."""
+                   robot_type: Optional[int] = typer.Option(None, "--type", help="Robot type 0-4."),
+                   players: int = typer.Option(11, min=1, max=11, help="The team's size: numbers 1 to this play.")):
+    """Run one sample player against a SimSpark server: it finds itself from what it sees, goes
+    for the ball in its part of the field, dribbles or kicks it towards the goal, gets up."""
     from .agent import main
 
-    argv = ["--host", host, "--port", str(port), "--team", team, "--unum", str(unum)]
+    argv = ["--host", host, "--port", str(port), "--team", team, "--unum", str(unum), "--players", str(players)]
     if robot_type is not None:
         argv += ["--type", str(robot_type)]
     raise typer.Exit(main(argv))

@@ -91,14 +91,12 @@ def angle(a: float) -> float:
 class Estimate:
     """What a robot believes, in its team's frame: its ``pose`` (x m, y m, heading rad; None until
     it has seen two landmarks), the ``ball`` (x, y m; None until seen) and the time ``ball_seen``
-    (s, server time), its team mates (number -> (x, y) m, with the time each was seen), and the
-    ball as last seen from the robot (``ball_near``: x forward, y left, m; kept apart from the pose,
+    (s, server time), and the ball as last seen from the robot (``ball_near``: x forward, y left, m; kept apart from the pose,
     whose errors it does not share)."""
 
     pose: tuple[float, float, float] | None = None
     ball: tuple[float, float] | None = None
     ball_seen: float = -math.inf
-    mates: dict[int, tuple[float, float, float]] | None = None
     ball_near: tuple[float, float] | None = None    # the ball where last seen, robot frame (m)
 
 
@@ -106,10 +104,9 @@ class Localiser:
     """The running estimate of one robot: ``Localiser(side)`` (``"left"``/``"right"``, the team's
     side); :meth:`update` with each perception; :attr:`estimate` in the team's frame."""
 
-    def __init__(self, side: str, team: str):
+    def __init__(self, side: str):
         self.flip = side == "right"
-        self.team = team
-        self.estimate = Estimate(mates={})
+        self.estimate = Estimate()
         self._blind = 0                # cycles whose sightings are not used (after a beam)
 
     def _team(self, x: float, y: float) -> tuple[float, float]:
@@ -153,7 +150,3 @@ class Localiser:
                 e.ball, e.ball_seen = to_field(e.pose, (x, y)), time
         if e.pose is None:
             return
-        for team, unum, parts in seen.players:
-            if team == self.team and "head" in parts:
-                x, y, _ = in_robot_frame(parts["head"], pan, tilt)
-                e.mates[unum] = (*to_field(e.pose, (x, y)), time)

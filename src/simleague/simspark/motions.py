@@ -37,8 +37,22 @@ FROM_BACK = (
     (0.3, (172.0, -229.3, -79.3, -217.4, -257.0, -116.9, -1.1, -352.2, 335.8, -59.4)),
     (0.04, (-216.4, 21.9, -263.7, 35.8, 107.9, 78.0, -509.9, 112.1, -192.5, 139.2)),
 )
-#: the get-ups (from the front, from the back) of each robot type that has its own
-GET_UPS = {0: (FROM_FRONT, FROM_BACK)}
+#: the get-ups (from the front, from the back) of each robot type that has its own: types 2 and 4
+#: (type 0's legs; type 2's ankles faster in pitch, slower in roll; type 4 with toes) get up from
+#: the back by keyframes tuned for them from type 0's, and from the front as type 0
+GET_UPS = {0: (FROM_FRONT, FROM_BACK),
+           2: (FROM_FRONT, (
+               (0.04, (157.2, -147.2, 52.8, 62.4, 6.6, -23.3, 85.1, 273.6, 95.1, -38.1)),
+               (0.32, (-33.5, -83.1, -35.4, 13.6, -259.4, -49.6, 279.2, 186.2, 304.1, -44.6)),
+               (0.24, (171.4, -224.4, -57.1, -216.3, -248.4, -132.2, 28.7, -343.2, 285.5, -52.2)),
+               (0.04, (-245.9, -20.1, -313.1, 17.8, 127.7, 83.0, -497.3, 74.9, -184.1, 113.0)),
+           )),
+           4: (FROM_FRONT, (
+               (0.04, (179.3, -142.2, 84.0, 88.1, 21.2, 4.9, 81.4, 266.5, 70.9, -46.6)),
+               (0.28, (-12.7, -117.8, -45.1, 58.2, -244.8, -64.3, 210.0, 229.2, 313.4, -56.1)),
+               (0.3, (178.1, -256.4, -110.4, -267.8, -255.8, -122.9, 13.7, -363.8, 348.8, -58.4)),
+               (0.04, (-207.5, 66.1, -287.2, -2.2, 114.0, 74.6, -517.7, 26.7, -205.3, 139.5)),
+           ))}
 #: the kick: (seconds, right leg's lj1-lj6, left (support) leg's lj2-lj6); the ball's centre 0.16 m
 #: ahead of the right foot's centre, in line with it; the ball goes about 10 degrees off straight ahead
 KICK = (
