@@ -166,3 +166,23 @@ def test_the_robot_a_rolling_ball_hits_is_the_one_touching_it():
         world.step()
         seen |= world.ball_touchers()
     assert seen == {near} and far not in seen
+
+
+def test_a_step_that_blows_up_stops_that_robot_and_leaves_the_others_where_they_are(caplog, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                        # MuJoCo writes its warning to MUJOCO_LOG.TXT here
+    world = SoccerWorld()
+    a, b = world.add_robot(0, -3.0, 0.0, 0.0), world.add_robot(0, 3.0, 1.0, 0.0)
+    for _ in range(20):
+        world.step()
+    where_b = world.pose(b, "torso")[0].copy()
+    dof, _ = world._effectors[a]["rle3"]
+    world.data.qvel[dof] = np.nan                      # what an exploding contact leaves behind
+    world.step()
+    assert np.isfinite(world.data.qpos).all() and np.isfinite(world.data.qvel).all()
+    assert np.allclose(world.pose(b, "torso")[0], where_b, atol=0.01)   # not reset to the model's start
+    assert world.pose(a, "torso")[0][:2] == pytest.approx((-3.0, 0.0), abs=0.05)
+    assert world.cycle == 21 and world.time == pytest.approx(0.42)
+    assert "blew up" in caplog.text
+    for _ in range(10):
+        world.step()
+    assert np.isfinite(world.data.qpos).all()

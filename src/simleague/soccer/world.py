@@ -50,6 +50,7 @@ carrying every other body's state over by name, so the others do not notice.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 
@@ -60,6 +61,8 @@ from . import surfaces
 from .nao import MAX_MOTOR_TORQUE, Part, nao_parts
 from .pitch import GRAVITY, ball_touchers, field_mjcf
 from .rules import SoccerRules
+
+log = logging.getLogger("simleague.soccer")
 
 CYCLE = 0.02                  # s, the original's agent step and physics step (spark.rb agentStep)
 FRICTION = 100.0              # ODE's mu is infinite; high enough never to limit a contact
@@ -181,6 +184,7 @@ class SoccerWorld:
             "<contact>" + "".join(excludes) + "</contact></mujoco>")
         old, old_model = getattr(self, "data", None), getattr(self, "model", None)
         self.model = mujoco.MjModel.from_xml_string(xml)
+        self.model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET    # step() recovers instead
         self.data = mujoco.MjData(self.model)
         if old is not None:
             self.data.time = old.time
@@ -358,11 +362,14 @@ class SoccerWorld:
         m, d = self.model, self.data
         self._sense_acceleration()
         self._drag_ball()
+        before = (d.time, d.qpos.copy(), d.qvel.copy())
         mujoco.mj_step1(m, d)
         self._drive_motors()
         self._shape_contacts()
         self._shape_limits()
         mujoco.mj_step2(m, d)
+        if not (np.isfinite(d.qacc).all() and np.isfinite(d.qvel).all() and np.isfinite(d.qpos).all()):
+            self._recover(*before)
         kind = d.efc_type[:d.nefc]
         rows = np.flatnonzero(kind == _FRICTION_DOF)
         self._motor_force[:] = 0
@@ -374,6 +381,29 @@ class SoccerWorld:
         mujoco.mj_kinematics(m, d)                  # poses at the end of the step, as ODE's
         self.cycle += 1
         self._pressures = None
+
+    def _recover(self, time: float, qpos: np.ndarray, qvel: np.ndarray) -> None:
+        """A step that blew up (a non-finite acceleration, velocity or position): instead of
+        MuJoCo's reset of the whole world to its initial state (robots piled up where the model
+        put them), every body goes back to where it was before the step, and the robots whose
+        degrees of freedom went bad (and the ball, if it did) stop moving. Logged."""
+        m, d = self.model, self.data
+        bad = ~(np.isfinite(d.qacc) & np.isfinite(d.qvel))
+        d.time, d.qpos[:], d.qvel[:] = time + m.opt.timestep, qpos, qvel
+        stopped = []
+        for rid in self._robots:
+            dofs = [self._roots[rid][1] + k for k in range(6)] + [a for a, _ in self._effectors[rid].values()]
+            if bad[dofs].any():
+                d.qvel[dofs] = 0.0
+                self._command[dofs] = self._motor[dofs] = 0.0
+                stopped.append(rid)
+        ball = slice(int(self._ball[1]), int(self._ball[1]) + 6)
+        if not stopped or bad[ball].any():
+            d.qvel[ball] = 0.0
+        d.qacc_warmstart[:] = 0.0
+        mujoco.mj_forward(m, d)
+        log.warning("cycle %d: the physics step blew up; bodies kept where they were, robots %s stopped",
+                    self.cycle, stopped or "none")
 
     def _sense_acceleration(self) -> None:
         """The accelerometer before this step: the torso's velocity change over the step before,
