@@ -1,14 +1,15 @@
 """The sample SimSpark agent: one player of the sample team. It connects, asks for a robot, joins
 its team and beams to its place (:data:`FORMATION`); then it plays: it finds itself from what it
-sees (:mod:`~simleague.simspark.localisation`), walks (:mod:`~simleague.simspark.walk`) to the
-ball when the ball is in its part of the field, and dribbles or kicks it
+sees (:mod:`~simleague.simspark.localisation`), tells its team mates how far it is from the
+ball (``(say 7b423)``), walks (:mod:`~simleague.simspark.walk`) to the ball when it is the
+nearest, and lines up and kicks it, or dribbles it
 (:mod:`~simleague.simspark.motions`) towards the opponent's goal; the goalkeeper keeps to its goal
 line and clears balls out of its penalty area; a robot that falls gets up. It follows the play
 mode: kick-off places before a kick-off and after a goal, its own team's kick-offs and set pieces
 taken, the opponent's left to them. In sync mode it answers every cycle with ``(syn)``; it stops
 when the game is over or the server goes away.
 
-Run it as ``python -m simleague.simspark.agent --team NAME --unum N --type T`` (or
+Run it as ``python -m simleague.simspark.agent --team NAME --unum N --type T --players P`` (or
 ``simleague simspark agent``); it uses only the standard library and the pure modules named
 above, so that 22 of them start quickly.
 """
