@@ -47,7 +47,9 @@ def fit_pose(pairs: list[tuple[tuple[float, float], tuple[float, float]]],
              heading: float | None = None) -> tuple[float, float, float] | None:
     """The pose (x m, y m, heading rad) that best maps each pair's seen point (robot frame, m) onto
     its known point (field frame, m), by least squares; with ``heading`` given, only the position
-    is fitted. None when there are too few pairs (two without a heading, one with)."""
+    is fitted. None when there are too few pairs (two without a heading, one with) or when the
+    landmarks do not fit where they stand (seen further apart, or fitted further off, than
+    :data:`MISFIT` plus a tenth of their distance: a misread sighting)."""
     if len(pairs) < (1 if heading is not None else 2):
         return None
     if heading is None and len(pairs) == 2:           # two landmarks: seen as far apart as they stand?
