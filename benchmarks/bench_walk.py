@@ -24,6 +24,7 @@ import math
 import statistics
 
 
+from simleague.simspark.agent import LYING_CYCLES, STILL
 from simleague.simspark.motions import FINISH, KICK_BALL, get_up as get_up_motion, kick as kick_motion, lying
 from simleague.simspark.walk import Walk, velocities
 from simleague.soccer.world import SoccerWorld
@@ -119,8 +120,8 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         agent.drive(rest)
         agent.step()
         lies = lying(tuple(world.accelerometer(rid)))
-        still = still + 1 if lies and max(abs(g) for g in world.gyro(rid)) < 30 else 0
-        if still >= 40:
+        still = still + 1 if lies and max(abs(g) for g in world.gyro(rid)) < STILL else 0
+        if still >= LYING_CYCLES:
             break
     side = lying(tuple(world.accelerometer(rid)))
     if side is None:

@@ -60,6 +60,7 @@ DOWN_CYCLES = 10                  # cycles the accelerometer must say "lying" be
 LYING_CYCLES = 40                 # cycles a robot lies still before it gets up (a knock is not a fall)
 STILL = 30.0                      # deg/s: a robot turning slower than this about every axis lies still
 BEND_CYCLES = 50                  # cycles (1 s) to bend from straight legs into the walking crouch
+BEAM_MODES = ("BeforeKickOff", "Goal_Left", "Goal_Right")   # the play modes in which a player beams to its place
 #: the play modes (wire names without the side) in which the team named by the side takes the ball
 SET_PIECES = ("KickOff_", "KickIn_", "corner_kick_", "goal_kick_", "free_kick_", "direct_free_kick_", "pass_")
 
@@ -115,15 +116,15 @@ class Player:
         base = {j: 0.0 for j in p.joints} | ARMS_DOWN
         beam = None
         mode = p.play_mode
-        if mode in ("BeforeKickOff", "Goal_Left", "Goal_Right") and self.beamed_in != mode:
+        if mode in BEAM_MODES and self.beamed_in != mode:
             # before a kick-off the left team kicks off (the match's first); after a goal, who conceded
             kicks_off = (self.side == "left") if mode == "BeforeKickOff" else not mode.lower().endswith(self.side)
             beam = self.place(kicks_off)
             self.where.moved(beam)
             self.beamed_in, self.motion = mode, None
             self.walk, self.bent = Walk(), 0
-        if mode not in ("Goal_Left", "Goal_Right"):
-            self.beamed_in = None if mode != "BeforeKickOff" else mode
+        elif mode not in BEAM_MODES:
+            self.beamed_in = None
         if self.motion is not None:
             targets = self.motion.step()
             if targets is not None:
@@ -145,7 +146,7 @@ class Player:
             pose = base | head | self.walk.stand()
             return velocities({j: self.bend_from[j] + (a - self.bend_from[j]) * share for j, a in pose.items()},
                               p.joints), beam
-        if mode in ("BeforeKickOff", "Goal_Left", "Goal_Right", "GameOver"):
+        if mode in BEAM_MODES or mode == "GameOver":
             return velocities(base | head | self.walk.stand(), p.joints), beam
         legs = self.play(p)
         if self.standing:                       # on the kick spot: head straight and down (a turned head topples the kick)
@@ -196,10 +197,9 @@ class Player:
         counted :data:`KEEP_BALL` m shorter once it has the ball), or, with no team mate heard,
         the one whose place (:meth:`home_of`) is nearest to the ball."""
         ball = e.ball
-        if self.unum == 1:
-            return ball[0] < PENALTY_AREA[0] and abs(ball[1]) < PENALTY_AREA[1]
-        if ball[0] < PENALTY_AREA[0] and abs(ball[1]) < PENALTY_AREA[1]:
-            return False
+        in_penalty_area = ball[0] < PENALTY_AREA[0] and abs(ball[1]) < PENALTY_AREA[1]
+        if self.unum == 1 or in_penalty_area:
+            return self.unum == 1 and in_penalty_area
         heard = {u: d for u, (d, when) in self.heard.items() if now - when < 1.0 and u not in (1, self.unum)}
         if heard:
             mine = self.cost(now) - (KEEP_BALL if self.has_ball else 0.0)
@@ -236,8 +236,8 @@ class Player:
         return max(-13.0, min(13.0, x + FOLLOW * ball[0])), y
 
     def attack(self, e, p: Perception) -> dict[str, float]:
-        """Walk behind the ball, seen from the opponent's goal, and dribble it there, or kick it
-        when lined up near the goal."""
+        """Walk behind the ball, seen from the opponent's goal, then line up and kick it there
+        (:meth:`line_up`), dribbling it for a while when lining up takes too long."""
         ball, pose = e.ball, e.pose
         to_goal = angle(math.atan2(OPPONENT_GOAL[1] - ball[1], OPPONENT_GOAL[0] - ball[0]))
         ux, uy = math.cos(to_goal), math.sin(to_goal)
