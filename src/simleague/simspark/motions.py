@@ -17,6 +17,7 @@ standard library only, as :mod:`simleague.simspark.walk`. Angles in degrees by p
 
 from __future__ import annotations
 
+from ..walking import Motion
 from .walk import CYCLE
 
 #: the joints a keyframe sets, for the right side; the left side takes the same value, negated for
@@ -94,40 +95,6 @@ def lying(accelerometer: tuple[float, float, float]) -> str | None:
     return None
 
 
-class Motion:
-    """A keyframe motion under way: ``Motion(frames, start)`` with ``frames`` a sequence of
-    (seconds, targets by perceptor name, degrees) and the joint angles when it starts (degrees, by
-    perceptor name; a joint no keyframe sets stays there); :meth:`step` each cycle gives the
-    targets, None once the motion is over."""
-
-    def __init__(self, frames, start: dict[str, float]):
-        self._frames = list(frames)
-        self._frame, self._cycle = 0, 0
-        self._from = dict(start)
-
-    @property
-    def seconds(self) -> float:
-        """The motion's length, s."""
-        return sum(seconds for seconds, _ in self._frames)
-
-    def step(self) -> dict[str, float] | None:
-        """The targets for this cycle, or None when the motion is over."""
-        if self._frame >= len(self._frames):
-            return None
-        seconds, target = self._frames[self._frame]
-        cycles = max(1, round(seconds / CYCLE))             # whole cycles
-        self._cycle += 1
-        share = self._cycle / cycles
-        joints = self._from.keys() | target.keys()
-        out = {joint: self._from.get(joint, 0.0) + (target.get(joint, self._from.get(joint, 0.0))
-                                                    - self._from.get(joint, 0.0)) * share
-               for joint in joints}
-        if self._cycle >= cycles:
-            self._from.update(target)
-            self._frame, self._cycle = self._frame + 1, 0
-        return out
-
-
 def get_up(side: str, start: dict[str, float], robot_type: int = 0) -> Motion:
     """The get-up of a robot of ``robot_type`` from lying on ``side`` ("front" or "back",
     :func:`lying`), from the joint angles ``start`` (:data:`GET_UPS`; a type without keyframes of
@@ -136,7 +103,7 @@ def get_up(side: str, start: dict[str, float], robot_type: int = 0) -> Motion:
         raise ValueError(f"a robot gets up from its front or back, not {side!r}")
     front, back = GET_UPS.get(robot_type, GET_UPS[0])
     keyframes = front if side == "front" else back
-    return Motion([(seconds, both_sides(values)) for seconds, values in keyframes] + [FINISH], start)
+    return Motion([(seconds, both_sides(values)) for seconds, values in keyframes] + [FINISH], start, CYCLE)
 
 
 def kick(start: dict[str, float]) -> Motion:
@@ -147,4 +114,4 @@ def kick(start: dict[str, float]) -> Motion:
         targets = {f"rlj{k}": value for k, value in enumerate(right, 1)}
         targets |= {f"llj{k}": value for k, value in enumerate(left, 2)}
         frames.append((seconds, targets))
-    return Motion(frames + [(KICK_SETTLE, FINISH[1])], start)
+    return Motion(frames + [(KICK_SETTLE, FINISH[1])], start, CYCLE)
