@@ -20,7 +20,8 @@ from threaded import in_thread
 
 from simleague.simspark.client import AgentClient, ProtocolError, parse_perceptors
 from simleague.simspark.game import Game
-from simleague.simspark.match import Figures
+from simleague.simspark.match import observe
+from simleague.soccer.figures import Figures
 from simleague.simspark.messages import parse_agent_message
 from simleague.simspark.server import SimSparkOptions, SimSparkServer
 from simleague.soccer.nao import joint_names
@@ -292,34 +293,34 @@ def test_match_figures_count_falls_walking_ball_contacts_and_ball_travel():
     world.place_ball((5.0, 5.0, 0.042))
     for _ in range(3):
         world.step()
-        figures.observe(game)
+        observe(figures, game)
     world.place_ball((5.5, 5.0, 0.042))                                 # rolled half a metre
-    figures.observe(game)
+    observe(figures, game)
     world.place_ball((-5.0, -5.0, 0.042))                               # put there: not travel
-    figures.observe(game)
+    observe(figures, game)
     assert figures.ball_travel == pytest.approx(0.5, abs=0.01)
     foot = world.pose(agent.robot, "rfoot")[0]                          # the robot faces +x
     world.place_ball((foot[0] + 0.1, foot[1], 0.042))                    # against its toe
     for _ in range(2):
         world.step()
-        figures.observe(game)
-    assert figures.contacts == [1, 0]                                   # one touch, counted once
+        observe(figures, game)
+    assert figures.contacts == {0: 1, 1: 0}                                  # one touch, counted once
     world.place_ball((-5.0, -5.0, 0.042))
-    figures.observe(game)
+    observe(figures, game)
     adr = world._roots[agent.robot][0]
     for lying, expected in ((True, 1), (False, 1), (True, 2)):          # a fall counts once per fall
         world.data.qpos[adr + 3:adr + 7] = (0.7071, 0.7071, 0, 0) if lying else (1, 0, 0, 0)
         mujoco.mj_kinematics(world.model, world.data)
-        figures.observe(game)
-        assert figures.falls == [expected, 0]
+        observe(figures, game)
+        assert figures.falls == {0: expected, 1: 0}
     while world.cycle % 50:                                             # distance walked: sampled each second
         world.step()
-    figures.observe(game)
+    observe(figures, game)
     before = world.pose(agent.robot, "torso")[0]
     world.translate_robot(agent.robot, before[0] + 0.3, before[1], before[2])
     for _ in range(50):
         world.step()
-    figures.observe(game)
+    observe(figures, game)
     assert figures.walked[0] == pytest.approx(0.3, abs=0.05) and figures.walked[1] == 0
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..programs import environment, fill
+from ..soccer.figures import Figures, RobotState
 from ..soccer.rules import PlayMode, SoccerRules, Team
 from ..soccer.world import CYCLE
 from .game import Game
@@ -69,55 +69,22 @@ def _sample(team: str, players: int) -> TeamLaunch:
                              "--team", "{team}", "--unum", "{unum}", "--players", str(players)))
 
 
-FALLEN, RISEN = 0.5, 0.8            # the torso's up axis' height (z component) of a fall and a recovery
 WALK_SAMPLE = 50                    # cycles (1 s) between the positions that make up distance walked
-MOVED_BY_HAND = 1.5                 # m: a robot moved further in a second was beamed, not walking
-BALL_PLACED = 1.0                   # m: a ball moved further in a cycle was put there by the referee
 
 
-class Figures:
-    """What each team did in a match, gathered cycle by cycle (:meth:`observe` after each step):
-    per side (0 left, 1 right) ``falls`` (the torso's up axis dropping below 0.5 of vertical,
-    counted again only after it stood above 0.8), ``walked`` (m: the torsos' paths over the ground,
-    sampled each second, beams left out), ``contacts`` (times one of its robots started touching
-    the ball); and ``ball_travel`` (m: the ball's path over the ground, the referee's placements
-    left out). Issue 32, part 4."""
-
-    def __init__(self):
-        self.falls, self.walked, self.contacts = [0, 0], [0.0, 0.0], [0, 0]
-        self.ball_travel = 0.0
-        self._fallen: set[int] = set()
-        self._sampled: dict[int, tuple[float, float]] = {}
-        self._touching: set[int] = set()
-        self._ball: tuple[float, float] | None = None
-
-    def observe(self, game) -> None:
-        """Take the world as it is after a cycle of ``game`` (a :class:`~simleague.simspark.game.Game`)."""
-        world = game.world
-        sides = {a.robot: (0 if a.team is Team.LEFT else 1) for a in game.agents.values()
-                 if a.robot is not None and a.team is not None}
-        for rid, side in sides.items():
-            position, rotation = world.pose(rid, "torso")
-            if rotation[2, 2] < FALLEN and rid not in self._fallen:
-                self._fallen.add(rid)
-                self.falls[side] += 1
-            elif rotation[2, 2] > RISEN:
-                self._fallen.discard(rid)
-            if world.cycle % WALK_SAMPLE == 0:
-                here = (float(position[0]), float(position[1]))
-                step = math.dist(here, self._sampled.get(rid, here))
-                if step < MOVED_BY_HAND:
-                    self.walked[side] += step
-                self._sampled[rid] = here
-        touching = world.ball_touchers() & sides.keys()
-        for rid in touching - self._touching:
-            self.contacts[sides[rid]] += 1
-        self._touching = touching
-        ball = tuple(float(v) for v in world.ball()[0][:2])
-        rolled = math.dist(ball, self._ball or ball)
-        if rolled < BALL_PLACED:
-            self.ball_travel += rolled
-        self._ball = ball
+def observe(figures: Figures, game) -> None:
+    """Hand ``figures`` (:class:`simleague.soccer.figures.Figures`, teams 0 left and 1 right)
+    the world of ``game`` (a :class:`~simleague.simspark.game.Game`) after a cycle."""
+    world = game.world
+    robots = {}
+    for a in game.agents.values():
+        if a.robot is not None and a.team is not None:
+            position, rotation = world.pose(a.robot, "torso")
+            robots[a.robot] = RobotState(0 if a.team is Team.LEFT else 1, float(position[0]), float(position[1]),
+                                         float(rotation[2, 2]))
+    ball = world.ball()[0]
+    figures.observe(robots, world.ball_touchers(), (float(ball[0]), float(ball[1])),
+                    world.cycle % WALK_SAMPLE == 0)
 
 
 @dataclass(frozen=True)
@@ -175,7 +142,7 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
 
     def on_cycle():
         if game.referee.play_mode is not PlayMode.BeforeKickOff:
-            figures.observe(game)
+            observe(figures, game)
         if extra is not None:
             extra()
     server.on_cycle = on_cycle
@@ -249,7 +216,8 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
         seconds, cycles = time.monotonic() - started, round(half_time / CYCLE)
         score = (game.referee.score[Team.LEFT], game.referee.score[Team.RIGHT])
         return MatchResult((launches[0].name, launches[1].name), score, cycles, seconds, 2 * agents,
-                           tuple(figures.falls), tuple(figures.walked), tuple(figures.contacts),
+                           (figures.falls[0], figures.falls[1]), (figures.walked[0], figures.walked[1]),
+                           (figures.contacts[0], figures.contacts[1]),
                            figures.ball_travel)
     finally:
         server.stop()

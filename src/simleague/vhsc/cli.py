@@ -202,8 +202,10 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
                gc_return_port: int = typer.Option(3939, **PORT, help="UDP port the robots' RGrt packets come to."),
                red_base: int = typer.Option(10000), blue_base: int = typer.Option(10020),
                log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
-               web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
+               web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
+               as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")):
     """Start the simulator and every player's software, play the game (or --seconds), report."""
+    import json
     import sys
 
     from ..soccer.models import ModelError
@@ -233,7 +235,7 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
         interrupted(f"the log so far is in {setup.log}" if setup.log else "the players were stopped")
     if progress is not None:
         err.print()
-    print(report.line())
+    print(json.dumps(report.as_dict(), indent=2) if as_json else report.line())
 
 
 @app.command("referee-test")
