@@ -7,11 +7,14 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from busybox import busybox_image
 
 from simleague.vhsc.client import RobotClient
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "vhsc"
 
 
 def free_base() -> int:
@@ -67,9 +70,35 @@ def test_a_match_of_sample_players_in_local_processes(tmp_path):
                  "--blue-base", blue_base)
     assert done.returncode == 0, done.stderr
     assert re.fullmatch(r"Reds \(red\) 0 : 0 Blues \(blue\) \(ready, half 1\); Reds 2/2 connected, Blues 1/1; "
-                        r"4\.0 s simulated in [\d.]+ s \(real-time factor [\d.]+\)\n", done.stdout), done.stdout
+                        r"4\.0 s simulated in [\d.]+ s \(real-time factor [\d.]+\)\n"
+                        r"  Reds: \d+ falls, [\d.]+ m walked, 0 ball contacts\n  Blues: \d+ falls, [\d.]+ m walked, "
+                        r"0 ball contacts\n  the ball travelled 0\.0 m\n", done.stdout), done.stdout
     assert sorted(out.read_text().split("\n")[:2]) == [f"red 1 127.0.0.1:{red_base + 1}",
                                                       f"red 2 127.0.0.1:{red_base + 2}"]
+
+
+def sample_team(tmp_path, name, numbers):
+    """The sample team's file (examples/vhsc/kid.json) with some of its players."""
+    data = json.loads((EXAMPLES / "kid.json").read_text())
+    data["name"], data["players"] = name, {n: p for n, p in data["players"].items() if int(n) in numbers}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_sample_players_play_a_refereed_half_and_the_report_counts_it(tmp_path):
+    # red: a goalkeeper and a field player; blue: a goalkeeper. In real time (the sample players
+    # answer within a step; in --fast they fall behind the simulation)
+    red, blue = sample_team(tmp_path, "Reds", (1, 2)), sample_team(tmp_path, "Blues", (1,))
+    done = match("--red", red, "--blue", blue, "--ready-time", 5, "--half-time", 30, "--halves", 1,
+                 "--seconds", 45, "--json", "--red-base", free_base(), "--blue-base", free_base())
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    reds, blues = report["teams"]
+    assert (reds["name"], reds["connected"], blues["name"], blues["connected"]) == ("Reds", 2, "Blues", 1)
+    assert report["state"] == "game over" and report["simulated_s"] == pytest.approx(40.0, abs=0.1)
+    # the field player walked onto the field and to the ball, and moved it
+    assert reds["walked_m"] >= 5 and reds["ball_contacts"] >= 1 and report["ball_travel_m"] >= 0.5, report
 
 
 def test_broken_team_files_and_unknown_models_are_one_line_errors(tmp_path):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gl import need_a_gl_platform
 from threaded import in_thread
 
 from simleague.soccer.humanoids import HumanoidWorld
@@ -136,7 +137,7 @@ def test_time_steps_sent_again_every_step_keep_each_sensors_period():
 
 
 def test_a_camera_time_step_sent_again_every_step_keeps_its_period():
-    _need_a_gl_platform()
+    need_a_gl_platform()
     with running() as server, RobotClient(address(server, ("red", 1))) as robot:
         seen = _cadence(robot, {"camera": 32, "gyro": 8}, 120)
     assert len(seen["camera"]) >= 120 // 4 - 2
@@ -257,19 +258,8 @@ def test_a_robot_over_its_share_of_the_team_quota_gets_the_originals_error():
     assert full > 0 and not m.position_sensors and m.time > 0             # only time and the error
 
 
-def _need_a_gl_platform() -> None:
-    """Camera images need an OpenGL platform: OSMesa here (simleague.soccer picks it when
-    installed). Without one the test is skipped, in CI (which installs it) it fails."""
-    if os.environ.get("MUJOCO_GL") or os.environ.get("DISPLAY"):
-        return
-    message = "camera images need OSMesa: apt-get install libosmesa6"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 def test_camera_images_and_the_rendering_quota():
-    _need_a_gl_platform()
+    need_a_gl_platform()
     with running() as server, RobotClient(address(server, ("red", 1))) as robot:
         robot.send(RobotClient.requests(time_steps={"camera": 32}))
         images = []

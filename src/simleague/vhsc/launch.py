@@ -21,10 +21,23 @@ class LaunchError(RuntimeError):
     """A player's software could not be started; ``str()`` says which and why."""
 
 
-def environment(host: str, port: int, robot_id: int, colour: str) -> dict[str, str]:
-    """What a player's software is told: its robot's address, number and team colour."""
-    return {"ROBOCUP_SIMULATOR_ADDR": f"{host}:{port}", "ROBOCUP_ROBOT_ID": str(robot_id),
-            "ROBOCUP_TEAM_COLOR": colour}
+GAME_CONTROLLER_PORT = "SIMLEAGUE_GAMECONTROLLER_PORT"   # ours, beside the league's three
+FIELD_SIDE = "SIMLEAGUE_FIELD_SIDE"
+
+
+def environment(host: str, port: int, robot_id: int, colour: str, gc_port: int | None = None,
+                side: str | None = None) -> dict[str, str]:
+    """What a player's software is told: its robot's address, number and team colour (the
+    league's variables) and, when given, simleague's own two for the sample player: the UDP port
+    the GameController's packets go to (when it is not the league's 3838) and the side its team
+    plays on in the first half ("left" or "right"; the GameController's packets do not say)."""
+    env = {"ROBOCUP_SIMULATOR_ADDR": f"{host}:{port}", "ROBOCUP_ROBOT_ID": str(robot_id),
+           "ROBOCUP_TEAM_COLOR": colour}
+    if gc_port is not None:
+        env[GAME_CONTROLLER_PORT] = str(gc_port)
+    if side is not None:
+        env[FIELD_SIDE] = side
+    return env
 
 
 def container_name(env: dict[str, str]) -> str:

@@ -1,10 +1,23 @@
-"""The sample player of the humanoid virtual soccer API: connects with the environment the
-simulator gives robot software (``ROBOCUP_SIMULATOR_ADDR``, ``ROBOCUP_ROBOT_ID``,
-``ROBOCUP_TEAM_COLOR``), enables its joint position sensors, gyro and accelerometer, holds every
-joint at its standing angle and turns its head from side to side. Written for simleague's own
-kid-size model (its device names); on another model the simulator warns about the names it lacks.
+"""The sample player of the humanoid virtual soccer API, for simleague's kid robot (issue 32):
+connects with the environment the simulator gives robot software (``ROBOCUP_SIMULATOR_ADDR``,
+``ROBOCUP_ROBOT_ID``, ``ROBOCUP_TEAM_COLOR``), reads the GameController's packets (``RGme`` on UDP
+3838), and plays: walks (:mod:`simleague.walking` on the kid's legs, :mod:`simleague.vhsc.kid`),
+finds the ball in its camera's images (:mod:`simleague.vhsc.camera`), goes behind it and walks it
+or kicks it towards the opponents' goal; the nearest field player goes for the ball (the team's
+players tell each other their distances to it over UDP), the others follow it at their places;
+the goalkeeper (player 1) keeps to its goal and clears balls that come near. The kid has no
+get-up yet: a fallen player lies until the referee takes it off and puts it back.
 
-Run it as ``python -m simleague.vhsc.player`` or ``simleague vhsc player``.
+Where it is comes from its own sensors: the heading from the gyro (:class:`Attitude`), the
+position from the walk's own steps (odometry), both reset where the rules put a robot: at its
+starting pose before each half, at the penalty mark's touch line when penalised (seed 000's
+referee), and corrected by the ball on the centre spot before a kick-off. Positions are in the team's own
+frame (metres, x towards the opponents' goal, the field's centre the origin), as the league's
+team files give them; the starting poses are the sample team's (``examples/vhsc/kid.json``).
+
+Run it as ``python -m simleague.vhsc.player`` or ``simleague vhsc player``. With
+``SIMLEAGUE_PLAYER_TRACE`` set to a folder, each player writes there what it thinks four times a
+second (``<colour>-<number>.txt``: time, game state, where it thinks it and the ball are).
 """
 
 from __future__ import annotations
@@ -12,55 +25,580 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import socket
 import sys
+from dataclasses import dataclass, field
 
+from . import camera
+from . import gamecontroller as gc
+from . import kid
 from .client import RobotClient
+from .launch import FIELD_SIDE, GAME_CONTROLLER_PORT
 
-JOINTS = ["head_yaw", "head_pitch"] + [f"{side}_{joint}" for side in ("left", "right") for joint in (
-    "shoulder_pitch", "shoulder_roll", "elbow", "hip_yaw", "hip_roll", "hip_pitch", "knee",
-    "ankle_pitch", "ankle_roll")]
 DEFAULT_ADDRESS = "127.0.0.1:10001"
-HEAD_SWING = 1.0           # rad
-HEAD_PERIOD = 4.0          # s
+TRACE = "SIMLEAGUE_PLAYER_TRACE"
+STEP = kid.STEP                  # s: the API's basic step, our control cycle
+CAMERA_MS = 96                   # ms between camera images
+HALF_LENGTH, HALF_WIDTH = 4.5, 3.0                 # m: the kid-size field (seed 000's league)
+GOAL = (HALF_LENGTH, 0.0)                           # the opponents' goal, own frame
+PENALTY_MARK = 1.5               # m from the goal line
+TOUCH_LINE_START = 3.06          # m from the middle: where the sample team's robots stand outside the field
+#: own-frame (x, y, heading) of each player at the start of a half (examples/vhsc/kid.json)
+STARTS = {1: (-3.5, -TOUCH_LINE_START, math.pi / 2), 2: (-3.5, TOUCH_LINE_START, -math.pi / 2),
+          3: (-1.0, -TOUCH_LINE_START, math.pi / 2), 4: (-1.0, TOUCH_LINE_START, -math.pi / 2)}
+#: own-frame (x, y) to walk to before a kick-off: (when we kick off, when they do)
+KICK_OFF_PLACES = {1: ((-4.0, 0.0), (-4.0, 0.0)), 2: ((-2.2, 0.8), (-2.2, 0.8)),
+                   3: ((-1.2, -1.0), (-1.2, -1.0)), 4: ((-0.3, 0.0), (-1.1, 0.3))}
+TEAM_PORTS = {"red": 3737, "blue": 3738}           # UDP ports of the players' own messages (one per team)
+SAY_EVERY = 0.25                 # s between a player's messages to its team
+HEARD_FOR = 1.0                  # s a team-mate's message counts
+KEEP_BALL = 0.3                  # m: the player on the ball keeps it unless a team-mate is this much nearer
+SUPPORT = {2: (-1.6, 0.0), 3: (-1.0, 1.2), 4: (-1.0, -1.2)}   # own-frame offsets from the ball of those not on it
+BALL_FORGET = 4.0                # s after which a ball not seen is searched for
+BEHIND = 0.3                     # m behind the ball (from the goal) to walk to before pushing it
+KICK_WINDOW = ((0.13, 0.19), (-0.10, 0.0))   # m: where the ball must lie (robot frame x, y) for the kick
+KICK_STILL = 0.5                 # s standing still before a kick (kicking out of a step topples the robot)
+KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
+ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
+KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
+SETTLE = 0.8                     # s standing in the crouch before walking off
+TURN_WALKING = 0.4              # most turn (share of full) while walking on
+TURN_ON_SPOT = 0.5               # rad: a target further off than this is turned to first
+TILT_GAIN = 0.002                # share of the accelerometer's tilt taken into the attitude each step
 
 
-def posture(now_s: float) -> dict[str, float]:
-    """The angle (rad) of every joint at time ``now_s``: standing, arms down, the head swinging."""
-    angles = dict.fromkeys(JOINTS, 0.0)
-    angles["head_yaw"] = HEAD_SWING * math.sin(2 * math.pi * now_s / HEAD_PERIOD)
-    return angles
+@dataclass
+class Sensed:
+    """One step's sensor measurements as the player uses them: ``time`` (s), joint ``angles``
+    (rad by joint name), ``gyro`` (rad/s, torso frame x forward, y left, z up), ``accelerometer``
+    (m/s^2, same frame) and the camera's ``image`` (BGR bytes) when one came."""
+
+    time: float
+    angles: dict[str, float]
+    gyro: tuple[float, float, float]
+    accelerometer: tuple[float, float, float]
+    image: bytes | None = None
+
+    @classmethod
+    def from_measurements(cls, m) -> Sensed:
+        """From a ``SensorMeasurements`` (the joints' ``<joint>_sensor`` readings)."""
+        angles = {s.name.removesuffix("_sensor"): s.value for s in m.position_sensors}
+        gyro = next(((g.value.X, g.value.Y, g.value.Z) for g in m.gyros), (0.0, 0.0, 0.0))
+        acc = next(((a.value.X, a.value.Y, a.value.Z) for a in m.accelerometers), (0.0, 0.0, 9.81))
+        image = next((c.image for c in m.cameras if len(c.image) == camera.WIDTH * camera.HEIGHT * 3), None)
+        return cls(m.time / 1000, angles, gyro, acc, image)
 
 
-def run(address: str | None = None, steps: int | None = None) -> int:
-    """Play until the simulator closes the connection (or ``steps`` measurements); returns the
-    number of measurements read."""
-    with RobotClient(address) as robot:
-        sensors = {f"{joint}_sensor": 8 for joint in JOINTS} | {"gyro": 8, "accelerometer": 8}
-        robot.send(robot.requests(time_steps=sensors))
-        count = 0
-        while steps is None or count < steps:
+@dataclass
+class Game:
+    """What the player takes from the GameController: ``state`` (gc.STATE_*), whether ``we``
+    kick off, our ``penalised`` status, whether the opponents have a set play under way, whether
+    the ball is ``free`` (not waiting to be put in play by a kick-off: the packets count down its
+    ``secondary_time`` then) and the half."""
+
+    state: int = gc.STATE_PLAYING
+    kick_off: bool = True
+    penalised: bool = False
+    their_set_play: bool = False
+    first_half: bool = True
+    free: bool = True
+
+    @classmethod
+    def from_packet(cls, data: gc.GameData, colour: str, number: int) -> Game | None:
+        """Our view of ``data`` for player ``number`` of ``colour`` ("red"/"blue"); None when
+        no team has that colour."""
+        wanted = gc.TEAM_RED if colour == "red" else gc.TEAM_BLUE
+        ours = next((t for t in data.teams if t.colour == wanted), None)
+        if ours is None:
+            return None
+        penalised = 1 <= number <= len(ours.players) and ours.players[number - 1].penalty != gc.PENALTY_NONE
+        their = data.secondary_state != gc.STATE2_NORMAL and data.secondary_state_info[0] != ours.number
+        waiting = data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL and data.secondary_time > 0
+        return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting)
+
+
+class Attitude:
+    """The torso's orientation (a rotation matrix, torso to world, rows of floats) kept by
+    integrating the gyro, its tilt pulled towards the accelerometer's gravity a little each step:
+    a complementary filter (R. Mahony, T. Hamel, J.-M. Pflimlin, "Nonlinear complementary filters
+    on the special orthogonal group", IEEE Trans. Automatic Control 53(5), 2008). The gyro keeps
+    the heading through falls and get-ups; the accelerometer only corrects the tilt.
+    ``Attitude(heading)`` starts upright facing ``heading`` rad."""
+
+    def __init__(self, heading: float):
+        c, s = math.cos(heading), math.sin(heading)
+        self.matrix = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
+
+    @property
+    def up(self) -> tuple[float, float, float]:
+        """The world's up in the torso's frame (unit vector)."""
+        return tuple(self.matrix[2])
+
+    @property
+    def heading(self) -> float:
+        """Where the torso's forward axis points, rad about the world's vertical."""
+        return math.atan2(self.matrix[1][0], self.matrix[0][0])
+
+    def update(self, gyro, accelerometer, dt: float) -> None:
+        """One step of ``dt`` s: the gyro's rates (rad/s, torso frame), the accelerometer (m/s^2)."""
+        rate = list(gyro)
+        norm = math.sqrt(sum(a * a for a in accelerometer))
+        if abs(norm - 9.81) < 2.0:                          # near 1 g: the accelerometer shows up
+            measured = [a / norm for a in accelerometer]
+            predicted = self.up
+            error = (predicted[1] * measured[2] - predicted[2] * measured[1],
+                     predicted[2] * measured[0] - predicted[0] * measured[2],
+                     predicted[0] * measured[1] - predicted[1] * measured[0])
+            rate = [r - TILT_GAIN / dt * e for r, e in zip(rate, error)]
+        self.matrix = _times(self.matrix, _rotation(rate, dt))
+
+
+def _rotation(rate, dt: float) -> list[list[float]]:
+    """The rotation by ``rate`` (rad/s, an axis times a speed) over ``dt`` s (Rodrigues' formula)."""
+    x, y, z = (r * dt for r in rate)
+    angle = math.sqrt(x * x + y * y + z * z)
+    if angle < 1e-12:
+        return [[1.0, -z, y], [z, 1.0, -x], [-y, x, 1.0]]
+    x, y, z = x / angle, y / angle, z / angle
+    c, s = math.cos(angle), math.sin(angle)
+    t = 1 - c
+    return [[c + x * x * t, x * y * t - z * s, x * z * t + y * s],
+            [y * x * t + z * s, c + y * y * t, y * z * t - x * s],
+            [z * x * t - y * s, z * y * t + x * s, c + z * z * t]]
+
+
+def _times(a, b) -> list[list[float]]:
+    return [[sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+
+
+@dataclass
+class Estimate:
+    """Where the player thinks it and the ball are (own frame, m and rad); ``ball_time`` (s)
+    when the ball was last seen."""
+
+    x: float
+    y: float
+    heading: float
+    ball: tuple[float, float] = (0.0, 0.0)
+    ball_time: float = -math.inf
+    attitude: Attitude = field(init=False)
+
+    def __post_init__(self):
+        self.attitude = Attitude(self.heading)
+
+    def place(self, x: float, y: float, heading: float) -> None:
+        """Where the robot was put (by the referee, or at the start of a half)."""
+        self.x, self.y, self.heading = x, y, heading
+        self.attitude = Attitude(heading)
+
+    @property
+    def up(self) -> tuple[float, float, float]:
+        """The world's up in the torso's frame (unit vector)."""
+        return self.attitude.up
+
+    def to_robot(self, x: float, y: float) -> tuple[float, float]:
+        """An own-frame point in the robot's ground frame (x forward, y left)."""
+        dx, dy = x - self.x, y - self.y
+        c, s = math.cos(self.heading), math.sin(self.heading)
+        return c * dx + s * dy, -s * dx + c * dy
+
+    def to_field(self, x: float, y: float) -> tuple[float, float]:
+        """A point of the robot's ground frame in the own frame."""
+        c, s = math.cos(self.heading), math.sin(self.heading)
+        return self.x + c * x - s * y, self.y + s * x + c * y
+
+
+def _clamp(value: float, most: float = 1.0) -> float:
+    """``value`` within [-most, most]."""
+    return max(-most, min(most, value))
+
+
+def wrap(angle: float) -> float:
+    """``angle`` (rad) in [-pi, pi)."""
+    return (angle + math.pi) % (2 * math.pi) - math.pi
+
+
+class Player:
+    """The sample player's decisions: ``Player(number, colour, left_first)`` (whether its team
+    plays on the left in the first half); each step :meth:`act` with the step's :class:`Sensed`
+    and the latest :class:`Game` gives the joints' target angles (rad by joint name). Pure: no
+    sockets.
+
+    The team's own frame is the field's turned so that x points at the opponents' goal. The
+    referee mirrors a team's poses for the team on the right by x alone (seed 000's referee,
+    :meth:`simleague.vhsc.config.Pose.mirrored`), so there a starting pose's y and heading change
+    sign in the own frame."""
+
+    def __init__(self, number: int, colour: str, left_first: bool = True):
+        self.number, self.colour, self.left_first = number, colour, left_first
+        self.me = Estimate(*self._start(first_half=True))
+        self.walk = kid.walk()
+        self.motion = None
+        self.lying = False
+        self.game = Game(state=gc.STATE_INITIAL)
+        self._time: float | None = None
+        self._scan = 0.0
+        self.standing_since: float | None = None           # when the robot last stood up to walk
+        self.mates: dict[int, tuple[float, float]] = {}     # number -> (distance to the ball, when heard)
+        self._said = -math.inf
+        self.on_ball = False
+        self.kicking = False
+        self._stopped: float | None = None                 # when the walk came to a stop for a kick
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _on_left(self, first_half: bool) -> bool:
+        return self.left_first == first_half
+
+    def _start(self, first_half: bool) -> tuple[float, float, float]:
+        """The own-frame (x, y, heading) of the player's starting pose in a half."""
+        x, y, heading = STARTS.get(self.number, STARTS[4])
+        return (x, y, heading) if self._on_left(first_half) else (x, -y, -heading)
+
+    def _follow_game(self, game: Game) -> None:
+        before = self.game
+        if game.state == gc.STATE_INITIAL and (before.state != gc.STATE_INITIAL or game.first_half != before.first_half):
+            self.me.place(*self._start(game.first_half))                                # a new half
+        if game.penalised and not before.penalised:
+            # taken to the penalty mark's x on the touch line, facing the field: away from the
+            # ball in play; on the re-entry pose's side with the ball on the centre spot (set);
+            # before that the referee's ball waits off the field at y > 0, so on the y < 0 side
+            if game.state == gc.STATE_PLAYING and self._time is not None and self._time - self.me.ball_time < BALL_FORGET:
+                side = -1.0 if self.me.ball[1] > 0 else 1.0
+            elif game.state == gc.STATE_SET:
+                side = 1.0 if self._start(game.first_half)[1] > 0 else -1.0
+            else:
+                side = -1.0 if self._on_left(game.first_half) else 1.0
+            self.me.place(-(HALF_LENGTH - PENALTY_MARK), side * TOUCH_LINE_START, -side * math.pi / 2)
+            self.motion = None
+        self.game = game
+
+    def _sense(self, s: Sensed) -> float:
+        """Dead reckoning from the last step; returns the step's length in s."""
+        dt = STEP if self._time is None else max(0.0, min(0.1, s.time - self._time))
+        self._time = s.time
+        self.me.attitude.update(s.gyro, s.accelerometer, dt)
+        self.me.heading = self.me.attitude.heading
+        if self.motion is None:
+            forward, sideways = kid.odometry(self.walk)
+            self.me.x, self.me.y = self.me.to_field(forward * dt, sideways * dt)
+        return dt
+
+    def _see(self, s: Sensed) -> None:
+        if s.image is None or self.motion is not None or self.me.up[2] < 0.9:
+            return
+        pitch, roll = camera.tilt(self.me.up)
+        position, orientation = camera.camera_pose(kid.TORSO_HEIGHT, pitch, roll, s.angles.get("head_yaw", 0.0),
+                                                   s.angles.get("head_pitch", 0.0))
+        sighting = camera.find_ball(s.image, position, orientation)
+        if sighting is None:
+            return
+        self.me.ball = self.me.to_field(sighting.x, sighting.y)
+        self.me.ball_time = s.time
+        if self.game.state == gc.STATE_SET and sighting.distance < 2.0:
+            # the ball lies on the centre spot: where we see it tells where we are
+            self.me.x -= self.me.ball[0]
+            self.me.y -= self.me.ball[1]
+            self.me.ball = (0.0, 0.0)
+
+    # ------------------------------------------------------------------ the team
+    def hear(self, number: int, distance: float, now: float) -> None:
+        """A team-mate's message: player ``number`` is ``distance`` m from the ball (inf: it does
+        not see it, lies or is penalised)."""
+        if number != self.number:
+            self.mates[number] = (distance, now)
+
+    def say(self, now: float) -> float | None:
+        """The distance to the ball to tell the team now (every :data:`SAY_EVERY` s), else None."""
+        if now - self._said < SAY_EVERY:
+            return None
+        self._said = now
+        return self._ball_distance(now)
+
+    def _ball_distance(self, now: float) -> float:
+        if self.game.penalised or self.motion is not None or self.lying or now - self.me.ball_time > BALL_FORGET:
+            return math.inf
+        return math.dist(self.me.ball, (self.me.x, self.me.y))
+
+    def _takes_ball(self, now: float) -> bool:
+        """Whether this player goes to the ball: the nearest field player by what the team says
+        (the one on it keeps it unless another is :data:`KEEP_BALL` nearer)."""
+        mine = self._ball_distance(now) - (KEEP_BALL if self.on_ball else 0.0)
+        heard = [(n, d) for n, (d, when) in self.mates.items() if n != 1 and now - when < HEARD_FOR]
+        self.on_ball = all(mine < d or (mine == d and self.number < n) for n, d in heard)
+        return self.on_ball
+
+    # ------------------------------------------------------------------ acting
+    def act(self, s: Sensed, game: Game | None = None) -> dict[str, float]:
+        """The joints' targets (rad by joint name) for this step."""
+        if game is not None:
+            self._follow_game(game)
+        self._sense(s)
+        self._see(s)
+        head = self._head(s)
+        if self.game.penalised or self.game.state in (gc.STATE_INITIAL, gc.STATE_FINISHED):
+            self.motion, self.standing_since = None, None
+            return kid.stand(self.walk) | head
+        if self.motion is not None:
+            targets = self.motion.step()
+            if targets is not None:
+                return targets
+            self.motion, self.standing_since = None, None
+        self.lying = kid.lying([9.81 * u for u in self.me.up]) is not None   # filtered: a step's jolt is no fall
+        if self.lying:                                     # no get-up: wait for the referee
+            self.standing_since, self.walk = None, kid.walk()
+            return kid.stand(self.walk)
+        if self.standing_since is None:
+            self.standing_since = s.time
+        if s.time - self.standing_since < SETTLE:          # bend into the crouch before walking
+            return kid.stand(self.walk) | head
+        forward, sideways, turn = self._decide(s)
+        if self.kicking:
+            self.kicking, self._stopped = False, None
+            self.motion = kid.kick(s.angles)
+            return self.motion.step() | head
+        return kid.leg_targets(self.walk.step(forward, sideways, turn, s.gyro)) | kid.ARMS | head
+
+    def trace(self, now: float) -> str:
+        """One line of what the player thinks: time, game state, penalised, its own and the
+        ball's estimated positions and the ball's age, whether it goes to the ball, the walk's speed."""
+        me = self.me
+        return (f"{now:8.2f} {gc.STATES[self.game.state]:8} {'penalised' if self.game.penalised else '-':9} "
+                f"me {me.x:6.2f} {me.y:6.2f} {math.degrees(me.heading):5.0f} ball {me.ball[0]:6.2f} {me.ball[1]:6.2f} "
+                f"age {min(99.0, now - me.ball_time):5.1f} on_ball {int(self.on_ball)} "
+                f"{'motion' if self.motion else ''} speed {' '.join(f'{v:5.2f}' for v in self.walk.speed)}")
+
+    def _decide(self, s: Sensed) -> tuple[float, float, float]:
+        """The walk's wanted (forward, sideways, turn), fractions of full speed."""
+        state, me = self.game.state, self.me
+        if state == gc.STATE_SET:
+            return 0.0, 0.0, 0.0
+        if state == gc.STATE_READY:
+            ours, theirs = KICK_OFF_PLACES.get(self.number, KICK_OFF_PLACES[3])
+            x, y = ours if self.game.kick_off else theirs
+            return self._go_to(x, y, 0.0)
+        seen = s.time - me.ball_time < BALL_FORGET
+        if not seen:
+            return 0.0, 0.0, 1.0 if self.number % 2 else -1.0                 # turn to find it
+        bx, by = me.ball
+        keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
+        if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
+            return self._go_to(bx - KEEP_AWAY * 1.3, by + 0.5 * SUPPORT.get(self.number, SUPPORT[3])[1],
+                               math.atan2(by - me.y, bx - me.x))
+        if self.number == 1 and not (bx < -HALF_LENGTH + 1.5 and abs(by) < 1.8):
+            return self._go_to(-HALF_LENGTH + 0.4, max(-0.8, min(0.8, by * 0.5)), 0.0)
+        if self.number == 1 or self._takes_ball(s.time):
+            return self._attack(bx, by)
+        dx, dy = SUPPORT.get(self.number, SUPPORT[3])
+        x = max(-HALF_LENGTH + 1.0, min(HALF_LENGTH - 1.0, bx + dx))
+        y = max(-HALF_WIDTH + 0.3, min(HALF_WIDTH - 0.3, by + dy))
+        return self._go_to(x, y, math.atan2(by - me.y, bx - me.x))
+
+    def _attack(self, bx: float, by: float) -> tuple[float, float, float]:
+        """Go behind the ball as seen from the goal, then kick it when it lies before the right
+        foot (:data:`simleague.vhsc.kid.KICK_BALL`), else walk it towards the goal."""
+        me = self.me
+        aim = math.atan2(GOAL[1] - by, GOAL[0] - bx)
+        spot = (bx - BEHIND * math.cos(aim), by - BEHIND * math.sin(aim))
+        rx, ry = me.to_robot(bx, by)
+        facing = wrap(aim - me.heading)
+        if rx > 0.05 and abs(ry) < 0.15 and abs(facing) < ALIGNED:
+            if KICK_WINDOW[0][0] < rx < KICK_WINDOW[0][1] and KICK_WINDOW[1][0] < ry < KICK_WINDOW[1][1] \
+                    and abs(wrap(facing - kid.KICK_OFF_LINE)) < KICK_ALIGNED:
+                if self.walk.moving:
+                    self._stopped = None
+                elif self._stopped is None:
+                    self._stopped = self._time
+                self.kicking = self._stopped is not None and self._time - self._stopped >= KICK_STILL   # stand still, then kick
+                return 0.0, 0.0, 0.0
+            # walk the ball on: steer to keep it before the feet and to face the goal
+            steer = 0.5 * facing + 1.5 * math.atan2(ry, max(rx, 0.1))
+            return 1.0, _clamp(ry / 0.1), _clamp(steer, TURN_WALKING)
+        if math.dist(spot, (me.x, me.y)) > 0.15 or abs(facing) > ALIGNED:
+            return self._go_to(*spot, aim, avoid=(bx, by))
+        return 0.6, _clamp(ry / 0.1), _clamp(facing / 0.5, TURN_WALKING)
+
+    def _go_to(self, x: float, y: float, heading: float, avoid: tuple[float, float] | None = None):
+        """Walk to own-frame (x, y), facing ``heading`` (rad) once there; around ``avoid`` (the
+        ball) rather than through it. Turns while walking are kept to :data:`TURN_WALKING` (the
+        kid's gait falls walking and turning at full speed), larger turns made on the spot."""
+        me = self.me
+        rx, ry = me.to_robot(x, y)
+        distance = math.hypot(rx, ry)
+        if avoid is not None:
+            ax, ay = me.to_robot(*avoid)
+            if 0 < ax < rx and abs(ay) < 0.25 and distance > 0.3:     # the ball on the way: step past it
+                ry += 0.35 if ay < 0 else -0.35
+        if distance < 0.12:
+            return 0.0, 0.0, _clamp(wrap(heading - me.heading) / 0.4)
+        bearing = math.atan2(ry, rx)
+        if distance < 0.6:                                            # near: step there, face the heading
+            return (max(-0.5, min(1.0, rx / 0.3)), _clamp(ry / 0.15), _clamp(wrap(heading - me.heading) / 0.5, TURN_WALKING))
+        if abs(bearing) > TURN_ON_SPOT:
+            return 0.2, 0.0, math.copysign(1.0, bearing)
+        return min(1.0, distance / 0.5), 0.0, _clamp(bearing / 0.5, TURN_WALKING)
+
+    def _head(self, s: Sensed) -> dict[str, float]:
+        """Look at the ball when it was seen lately, else sweep."""
+        me = self.me
+        if s.time - me.ball_time < 1.0:
+            rx, ry = me.to_robot(*me.ball)
+            distance = max(0.2, math.hypot(rx, ry))
+            yaw = max(-1.5, min(1.5, math.atan2(ry, rx)))
+            pitch = max(0.0, min(0.85, math.atan2(kid.CAMERA_HEIGHT - camera.BALL_RADIUS, distance)))
+            return {"head_yaw": yaw, "head_pitch": pitch}
+        self._scan += STEP
+        return {"head_yaw": 1.3 * math.sin(2 * math.pi * self._scan / 3.0),
+                "head_pitch": 0.25 if int(self._scan / 3.0) % 2 else 0.6}
+
+
+class GameListener:
+    """The GameController's ``RGme`` packets on UDP ``port`` (every interface, shared with the
+    other players on this machine): :meth:`latest` gives the newest as a :class:`Game`; packets
+    that are not ``RGme`` v12 are ignored."""
+
+    def __init__(self, colour: str, number: int, port: int = gc.GAME_PORT):
+        self.colour, self.number = colour, number
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("", port))
+        self.sock.setblocking(False)
+        self.game: Game | None = None
+
+    def latest(self) -> Game | None:
+        """The newest game state heard (None before the first)."""
+        while True:
             try:
-                measurements = robot.receive()
-            except ConnectionError:
-                break
-            count += 1
-            if count % 4 == 1:                     # a new posture every 32 ms is plenty
-                robot.send(robot.requests(positions=posture(measurements.time / 1000)))
-        return count
+                data = self.sock.recv(2048)
+            except (BlockingIOError, InterruptedError):
+                return self.game
+            try:
+                game = Game.from_packet(gc.GameData.decode(data), self.colour, self.number)
+            except ValueError:
+                continue
+            self.game = game or self.game
+
+    def close(self) -> None:
+        """Stop listening."""
+        self.sock.close()
+
+
+class TeamChannel:
+    """The team's own messages over UDP (the league lets team-mates talk): each player broadcasts
+    ``simleague <number> <distance to the ball, cm>`` on its team's port (:data:`TEAM_PORTS`) to
+    ``broadcast``; :meth:`heard` gives what arrived. A malformed message is ignored."""
+
+    MAX_DISTANCE_CM = 100_000
+
+    def __init__(self, colour: str, broadcast: str):
+        self.address = (broadcast, TEAM_PORTS[colour])
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+        self.sock.bind(("", TEAM_PORTS[colour]))
+        self.sock.setblocking(False)
+
+    def say(self, number: int, distance: float) -> None:
+        """Tell the team (``distance`` m; inf when the ball is not in reach)."""
+        centimetres = min(self.MAX_DISTANCE_CM, round(distance * 100)) if math.isfinite(distance) else self.MAX_DISTANCE_CM
+        try:
+            self.sock.sendto(f"simleague {number} {centimetres}".encode(), self.address)
+        except OSError:                                   # no route: the team plays on without talk
+            pass
+
+    def heard(self) -> list[tuple[int, float]]:
+        """(number, distance m) of every message that arrived since the last call."""
+        out = []
+        while True:
+            try:
+                data = self.sock.recv(64)
+            except (BlockingIOError, InterruptedError):
+                return out
+            words = data.split()
+            if len(words) == 3 and words[0] == b"simleague" and words[1].isdigit() and words[2].isdigit():
+                centimetres = int(words[2])
+                out.append((int(words[1]), math.inf if centimetres >= self.MAX_DISTANCE_CM else centimetres / 100))
+
+    def close(self) -> None:
+        """Stop talking and listening."""
+        self.sock.close()
+
+
+def run(address: str | None = None, number: int = 1, colour: str = "red", steps: int | None = None,
+        gc_port: int | None = gc.GAME_PORT, left_first: bool = True) -> int:
+    """Play until the simulator closes the connection (or ``steps`` measurements); returns the
+    number of measurements read. Without GameController packets (``gc_port`` None, or none
+    heard) the player plays as in the ``playing`` state. Raises OSError when the simulator or
+    the GameController port cannot be reached."""
+    player = Player(number, colour, left_first)
+    listener = GameListener(colour, number, gc_port) if gc_port else None
+    host = (address or os.environ.get("ROBOCUP_SIMULATOR_ADDR", DEFAULT_ADDRESS)).rpartition(":")[0]
+    team = TeamChannel(colour, gc.broadcast_address(host))
+    folder = os.environ.get(TRACE)
+    trace = open(os.path.join(folder, f"{colour}-{number}.txt"), "w") if folder else None
+    try:
+        with RobotClient(address) as robot:
+            sensors = {f"{joint}_sensor": 8 for joint in kid.JOINTS} | {"gyro": 8, "accelerometer": 8,
+                                                                        "camera": CAMERA_MS}
+            robot.send(robot.requests(time_steps=sensors))
+            count = 0
+            while steps is None or count < steps:
+                try:
+                    measurements = robot.receive()
+                except ConnectionError:
+                    break
+                count += 1
+                game = listener.latest() if listener is not None else None
+                sensed = Sensed.from_measurements(measurements)
+                for mate, distance in team.heard():
+                    player.hear(mate, distance, sensed.time)
+                targets = player.act(sensed, game or Game())
+                robot.send(robot.requests(positions=targets))
+                if (distance := player.say(sensed.time)) is not None:
+                    team.say(number, distance)
+                    if trace is not None:
+                        print(player.trace(sensed.time), file=trace, flush=True)
+            return count
+    finally:
+        if trace is not None:
+            trace.close()
+        team.close()
+        if listener is not None:
+            listener.close()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line (``--address``); returns the exit code (1 when the simulator cannot be
-    reached or refuses)."""
+    """The command line (``--address``, ``--gc-port``); returns the exit code (1 when the
+    simulator cannot be reached or refuses)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--address", default=None, help="host:port (default: ROBOCUP_SIMULATOR_ADDR)")
+    parser.add_argument("--gc-port", type=int, default=None,
+                        help=f"UDP port of the GameController's packets (default: {GAME_CONTROLLER_PORT}, else 3838)")
     args = parser.parse_args(argv)
     environment = os.environ.get("ROBOCUP_SIMULATOR_ADDR")
     address = args.address or environment or DEFAULT_ADDRESS
     source = ("--address" if args.address else "ROBOCUP_SIMULATOR_ADDR" if environment
               else "the default: ROBOCUP_SIMULATOR_ADDR is not set")
+    colour = os.environ.get("ROBOCUP_TEAM_COLOR", "red")
     try:
-        run(address)
+        number = int(os.environ.get("ROBOCUP_ROBOT_ID", "1"))
+    except ValueError:
+        print(f"player: ROBOCUP_ROBOT_ID must be a number, not {os.environ['ROBOCUP_ROBOT_ID']!r}", file=sys.stderr)
+        return 2
+    side = os.environ.get(FIELD_SIDE, "left")
+    if side not in ("left", "right"):
+        print(f"player: {FIELD_SIDE} must be left or right, not {side!r}", file=sys.stderr)
+        return 2
+    if colour not in TEAM_PORTS:
+        print(f"player: ROBOCUP_TEAM_COLOR must be red or blue, not {colour!r}", file=sys.stderr)
+        return 2
+    try:
+        gc_port = args.gc_port or int(os.environ.get(GAME_CONTROLLER_PORT, gc.GAME_PORT))
+    except ValueError:
+        print(f"player: {GAME_CONTROLLER_PORT} must be a port number, not {os.environ[GAME_CONTROLLER_PORT]!r}",
+              file=sys.stderr)
+        return 2
+    try:
+        run(address, number, colour, gc_port=gc_port, left_first=side == "left")
     except ValueError as e:
         print(f"player: {e} ({source})", file=sys.stderr)
         return 2

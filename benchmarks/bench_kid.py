@@ -1,0 +1,135 @@
+"""The sample player's walk and kick (simleague.vhsc.kid) on simleague's kid robot in the humanoid
+API's world, in process (the world stepped directly, the player's joint targets acting two steps
+after what it read, as through our server): issue 32's targets for the kid (it has no get-up yet).
+
+    python benchmarks/bench_kid.py [--runs 10]
+
+Walking is measured on a 30 x 20 m field (the kid field is 9 m long), the kick on the kid field
+with its ball. Forward: each run starts 10 m behind the centre spot facing +x within 15 degrees (each run
+another heading, after another time standing), and walks straight ahead until it has covered
+20 m (or falls, or 120 s pass): its speed over the 20 m. Turning on the spot and side steps:
+degrees per second and metres per second over the 6 s after a 1 s start. Kick: the ball placed 1 cm nearer to
+2 cm further than the kick's place, each run facing another way: how far it went. Medians, and
+how many runs fell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+
+import numpy as np
+
+from simleague.soccer.humanoids import HumanoidWorld
+from simleague.soccer.models import find_model
+from simleague.soccer.rules import SoccerRules
+from simleague.vhsc import kid
+from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
+
+DELAY = 2                       # steps between a reading and the answer acting on it
+LONG_FIELD = SoccerRules()      # 30 x 20 m: room for 20 m of walking (the kid field is 9 m long)
+
+
+class Driver:
+    """Robot ``rid`` of ``world`` driven as the sample player drives it: targets set :data:`DELAY`
+    steps after the reading they answer."""
+
+    def __init__(self, world: HumanoidWorld, rid: int):
+        self.world, self.rid = world, rid
+        self.pending: list[dict[str, float]] = []
+
+    def angles(self) -> dict[str, float]:
+        return {m.name: self.world.position(self.rid, m.name) for m in self.world.model_of(self.rid).motors}
+
+    def gyro(self) -> tuple[float, float, float]:
+        return tuple(float(v) for v in self.world.sensor(self.rid, "gyro"))
+
+    def step(self, targets: dict[str, float]) -> None:
+        self.pending.append(targets)
+        if len(self.pending) > DELAY:
+            for joint, angle in self.pending.pop(0).items():
+                self.world.set_position(self.rid, joint, angle)
+        self.world.step()
+
+
+def robot(x: float = 0.0, y: float = 0.0, yaw: float = 0.0, settle: int = 100, rules=FIELDS["kid"]) -> Driver:
+    """A kid robot at (x, y) facing ``yaw`` on the field of ``rules``, standing ``settle`` steps."""
+    world = HumanoidWorld(rules)
+    rid = world.add_robot(find_model("kid", [BUILT_IN_MODELS]), x, y, yaw)
+    world.place_ball((100.0, 100.0, rules.ball_radius))   # off the centre spot the robot may stand on
+    driver = Driver(world, rid)
+    stand = kid.stand(kid.walk())
+    for _ in range(settle):
+        driver.step(stand)
+    return driver
+
+
+def heading(driver: Driver) -> float:
+    return driver.world.pose(driver.rid)[1]
+
+
+def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None) -> dict:
+    """Walk with ``command`` (forward, sideways, turn) for ``seconds`` (or until ``until`` m)."""
+    driver = robot(-10.0, 0.0, yaw, settle, rules=LONG_FIELD)
+    gait = kid.walk()
+    start, _ = driver.world.pose(driver.rid)
+    turned, last, t = 0.0, heading(driver), 0.0
+    while t < seconds:
+        driver.step(kid.leg_targets(gait.step(*command, rates=driver.gyro())) | kid.ARMS)
+        t += kid.STEP
+        now = heading(driver)
+        turned += (now - last + math.pi) % (2 * math.pi) - math.pi
+        last = now
+        if driver.world.upright(driver.rid) < 0.5:
+            return {"fell": True, "t": t}
+        if until is not None and np.linalg.norm(driver.world.pose(driver.rid)[0][:2] - start[:2]) >= until:
+            break
+    end, _ = driver.world.pose(driver.rid)
+    return {"fell": False, "t": t, "distance": float(np.linalg.norm(end[:2] - start[:2])),
+            "sideways": float(end[1] - start[1]), "turned": math.degrees(turned)}
+
+
+def kick(yaw: float = 0.0, ahead: float = 0.0) -> dict:
+    """Stand, put the ball ``ahead`` m beyond the kick's place, kick; how far the ball went."""
+    driver = robot(0.0, 0.0, yaw)
+    c, s = math.cos(yaw), math.sin(yaw)
+    foot = driver.world.data.xpos[driver.world.model.body(f"r{driver.rid}_right_foot").id]
+    forward, side = kid.KICK_BALL[0] + ahead, kid.KICK_BALL[1]
+    ball = (foot[0] + forward * c - side * s, foot[1] + forward * s + side * c, FIELDS["kid"].ball_radius)
+    driver.world.place_ball(ball)
+    motion = kid.kick(driver.angles())
+    while (targets := motion.step()) is not None:
+        driver.step(targets)
+    stand = kid.stand(kid.walk())
+    for _ in range(int(3.0 / kid.STEP)):
+        driver.step(stand)
+    end = driver.world.ball()[0]
+    return {"distance": float(math.dist(end[:2], ball[:2])), "fell": driver.world.upright(driver.rid) < 0.5}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    runs = ap.parse_args().runs
+    forward = [walk((1.0, 0.0, 0.0), 120.0, yaw=math.radians(-15 + 30 * k / max(1, runs - 1)), settle=100 + 10 * k,
+                    until=20.0) for k in range(runs)]
+    done = [r for r in forward if not r["fell"] and r["distance"] >= 20.0]
+    speeds = [r["distance"] / r["t"] for r in done]
+    print(f"forward 20 m: {len(done)}/{runs} without falling, median {statistics.median(speeds) if speeds else 0:.3f} m/s")
+    for name, command in (("turn left", (0.0, 0.0, 1.0)), ("turn right", (0.0, 0.0, -1.0)),
+                          ("side step left", (0.0, 1.0, 0.0))):
+        r = walk(command, 6.0)
+        if r["fell"]:
+            print(f"{name}: fell")
+        elif "turn" in name:
+            print(f"{name}: {abs(r['turned']) / 6.0:.1f} deg/s")
+        else:
+            print(f"{name}: {r['sideways'] / 6.0:.3f} m/s")
+    kicks = [kick(yaw=2 * math.pi * k / runs, ahead=-0.01 + 0.03 * k / max(1, runs - 1)) for k in range(runs)]
+    print(f"kick: median {statistics.median(r['distance'] for r in kicks):.2f} m, "
+          f"{sum(r['fell'] for r in kicks)} falls")
+
+
+if __name__ == "__main__":
+    main()

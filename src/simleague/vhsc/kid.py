@@ -1,0 +1,130 @@
+"""The sample player's robot, simleague's kid (``soccer/robots/kid.xml``): its legs for
+:mod:`simleague.walking`, the gait found for it and its kick. Joint names are the model's;
+angles in radians with the model's signs, which are :mod:`simleague.walking`'s (every joint turns
+about the robot's x, y or z axis: x forward, y to the left, z up). The kid has no get-up yet: a
+fallen sample player lies until the referee takes it off and puts it back (issue 32).
+
+The gait (:data:`KID_GAIT`) and the kick were found with CMA-ES (N. Hansen, the ``cma`` package)
+on our world, driven as through our server (the answer acting two to four steps after what it
+read): the gait first walking ahead, turning and stepping sideways under commands that change
+every 1.5 s, then steered by the sample player itself to random places (head sweeping, arms
+down), a fall costing more than any distance or place reached; the kick (a weight shift onto the
+left foot, the right foot drawn back, swung and put down, the weight shifted back) from twelve
+standing starts, scored by how far the ball went, a fall costing 4 m.
+``benchmarks/bench_kid.py`` measures both.
+
+Pure and standard library only.
+"""
+
+from __future__ import annotations
+
+from .. import walking
+
+STEP = 0.008                     # s: the API's basic step, the control cycle
+#: the model's joints
+JOINTS = ["head_yaw", "head_pitch"] + [f"{side}_{joint}" for side in ("left", "right") for joint in (
+    "shoulder_pitch", "shoulder_roll", "elbow", "hip_yaw", "hip_roll", "hip_pitch", "knee",
+    "ankle_pitch", "ankle_roll")]
+KID_LEG = walking.Leg(knee=(0.0, 0.15), shank=0.15)       # kid.xml: thigh and shank 0.15 m
+KID_GAIT = walking.Gait(period=0.14, height=0.2772, sway=0.009818, lift=0.05023, stride=0.121, side=0.04164, turn=0.5806, lean=0.0565, pitch_gain=0.01391, roll_gain=0.01859, width=-0.01)
+SOLE = 0.045                     # m: the ankle's axis above the sole
+HIP = 0.10                       # m: the hip pivots below the torso's centre
+TORSO_HEIGHT = SOLE + KID_GAIT.height + HIP                # m: the torso's centre above the ground, walking
+CAMERA_HEIGHT = TORSO_HEIGHT + 0.13 + 0.03 + 0.05          # m: the camera above the ground, head level
+#: how fast the gait goes at full speed on our world (m/s forward, m/s sideways), for odometry
+#: (``benchmarks/bench_walk.py --robot kid``)
+FULL_SPEED = (0.48, 0.08)
+TURN_SLOWS = 1.0                 # a turn at share t of full speed walks 1 - t as far forward
+SPEED_CHANGE = 0.05              # most a speed (share of full) changes a step: full speed in about 3 s
+                                 # (faster, the kid falls when it starts off turning)
+ARMS = {"left_shoulder_pitch": 0.0, "right_shoulder_pitch": 0.0, "left_shoulder_roll": 0.1,
+        "right_shoulder_roll": -0.1, "left_elbow": -0.3, "right_elbow": -0.3}
+MOST_BACKWARDS = -0.3           # share of full speed: faster backwards, the gait falls from standing
+LYING = 6.0                      # m/s^2 along the torso's forward axis beyond which a robot lies
+#: the kick with the right foot: (seconds, right ankle (x, y, z) m from its hip pivot, left ankle
+#: the same): the weight shifted over the left foot, the right foot drawn back and lifted, swung
+#: forward, brought back and put down, held, the weight shifted back; the ball's centre
+#: :data:`KICK_BALL` from the right ankle; the ball goes about 2.6 m, :data:`KICK_OFF_LINE` to the
+#: left of straight ahead
+KICK = (
+    (0.638, (0.0000, -0.0513, -0.2772), (0.0000, -0.0513, -0.2772)),
+    (0.192, (-0.0995, -0.0513, -0.2003), (0.0000, -0.0513, -0.2772)),
+    (0.096, (0.2276, -0.0513, -0.2103), (0.0000, -0.0513, -0.2772)),
+    (0.253, (0.0000, -0.0513, -0.2003), (0.0000, -0.0513, -0.2772)),
+    (0.250, (0.0000, -0.0513, -0.2772), (0.0000, -0.0513, -0.2772)),
+    (1.346, (0.0000, -0.0513, -0.2772), (0.0000, -0.0513, -0.2772)),
+    (0.638, (0.0000, 0.0000, -0.2772), (0.0000, 0.0000, -0.2772)),
+)
+KICK_BALL = (0.150, 0.0)         # m: the ball's centre ahead of (x) and left of (y) the right ankle
+KICK_LEAN = 0.0427               # rad: the legs' lean the kick was found with
+KICK_OFF_LINE = 0.13             # rad: the ball goes this far to the left of straight ahead
+
+
+def walk() -> walking.Walk:
+    """A new walk of the kid at the API's step, its speeds kept within :func:`command`."""
+    return walking.Walk(KID_LEG, KID_GAIT, STEP, limit=command, speed_change=SPEED_CHANGE)
+
+
+def command(forward: float, sideways: float, turn: float) -> tuple[float, float, float]:
+    """The wanted (forward, sideways, turn) speeds (fractions of full) brought within what the
+    kid's gait walks without falling (measured on our world under changing commands): backwards
+    at most :data:`MOST_BACKWARDS`; a turn beyond half speed on the spot (forward at most 0.2);
+    forward and turn together at most 1 (walking at full speed and turning at 0.4 it falls)."""
+    forward = max(MOST_BACKWARDS, min(1.0, forward))
+    sideways, turn = max(-1.0, min(1.0, sideways)), max(-1.0, min(1.0, turn))
+    if abs(turn) > 0.5:
+        forward = max(-0.2, min(0.2, forward))
+    elif abs(forward) + abs(turn) > 1.0:
+        forward = (1.0 - abs(turn)) * (1.0 if forward > 0 else -1.0)
+    return forward, sideways, turn
+
+
+def leg_targets(legs: dict[str, walking.LegPose]) -> dict[str, float]:
+    """The legs' joint targets (rad by joint name) for :class:`simleague.walking.Walk`'s pose."""
+    out = {}
+    for leg, p in legs.items():
+        side = "left" if leg == "l" else "right"
+        out |= {f"{side}_hip_yaw": p.yaw, f"{side}_hip_roll": p.roll, f"{side}_hip_pitch": p.pitch,
+                f"{side}_knee": p.knee, f"{side}_ankle_pitch": p.ankle_pitch, f"{side}_ankle_roll": p.ankle_roll}
+    return out
+
+
+def stand(gait_walk: walking.Walk) -> dict[str, float]:
+    """Every joint's target standing in the walking crouch, arms down, head straight."""
+    return leg_targets(gait_walk.stand()) | ARMS | {"head_yaw": 0.0, "head_pitch": 0.0}
+
+
+def odometry(gait_walk: walking.Walk) -> tuple[float, float]:
+    """The robot's (forward, leftward) speed in m/s the walk's step under way gives, as measured
+    (:data:`FULL_SPEED`, :data:`TURN_SLOWS`)."""
+    forward, sideways, turn = gait_walk.speed
+    return forward * FULL_SPEED[0] * max(0.0, 1.0 - TURN_SLOWS * abs(turn)), sideways * FULL_SPEED[1]
+
+
+def lying(accelerometer) -> str | None:
+    """"front", "back" or None (not lying flat) from the torso's accelerometer (m/s^2, torso
+    frame x forward, y left, z up; (0, 0, 9.81) upright at rest)."""
+    forward = accelerometer[0]
+    if forward < -LYING:
+        return "front"
+    if forward > LYING:
+        return "back"
+    return None
+
+
+FINISH = 0.5                     # s to the walking crouch after a motion
+
+
+def kick(start: dict[str, float]) -> walking.Motion:
+    """The kick with the right foot (:data:`KICK`), from the joint angles ``start`` (the robot
+    standing in the walking crouch, the ball at :data:`KICK_BALL`), ending in the crouch."""
+    frames = []
+    for seconds, right, left in KICK:
+        targets = {}
+        for side, ankle in (("right", right), ("left", left)):
+            roll, pitch, knee, ankle_pitch, ankle_roll = KID_LEG.angles(*ankle)
+            targets |= {f"{side}_hip_yaw": 0.0, f"{side}_hip_roll": roll, f"{side}_hip_pitch": pitch - KICK_LEAN,
+                        f"{side}_knee": knee, f"{side}_ankle_pitch": ankle_pitch + KICK_LEAN,
+                        f"{side}_ankle_roll": ankle_roll}
+        frames.append((seconds, targets))
+    return walking.Motion(frames + [(FINISH, stand(walk()))], start, STEP)

@@ -1,0 +1,157 @@
+"""The humanoid API's sample player (issue 32): the ball in its camera's images, its attitude from
+the gyro, the GameController's state, its team's messages, and in the world: it walks the ball
+towards the opponents' goal. In process, the world stepped directly (the player's answer acting
+three steps after what it read)."""
+
+import math
+import socket
+
+import pytest
+from gl import need_a_gl_platform
+
+from simleague.soccer.humanoids import HumanoidWorld
+from simleague.soccer.models import find_model
+from simleague.vhsc import camera, kid
+from simleague.vhsc import gamecontroller as gc
+from simleague.vhsc.player import Attitude, Game, Player, Sensed, TeamChannel
+from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
+
+KID = find_model("kid", [BUILT_IN_MODELS])
+
+
+def world_with(robot=(0.0, 0.0, 0.0), ball=(100.0, 100.0)):
+    world = HumanoidWorld(FIELDS["kid"])
+    rid = world.add_robot(KID, *robot)
+    world.place_ball((*ball, FIELDS["kid"].ball_radius))
+    return world, rid
+
+
+def sensed(world, rid, now, image=None) -> Sensed:
+    angles = {m.name: world.position(rid, m.name) for m in KID.motors}
+    return Sensed(now, angles, tuple(world.sensor(rid, "gyro")), tuple(world.sensor(rid, "accelerometer")), image)
+
+
+@pytest.fixture
+def cameras():
+    need_a_gl_platform()
+    from simleague.soccer.cameras import Cameras
+    made = []
+    yield lambda world: made.append(Cameras(world)) or made[-1]
+    for c in made:
+        c.close()
+
+
+def test_the_ball_is_found_in_camera_images_where_it_lies_and_lines_are_not_taken_for_it(cameras):
+    world, rid = world_with(robot=(-1.5, 0.4, 0.3))
+    stand = kid.stand(kid.walk())
+    render = cameras(world)
+    for joint, angle in stand.items():                                   # bend into the crouch first
+        world.set_position(rid, joint, angle)
+    for _ in range(200):
+        world.step()
+    # ahead, to a side, near, on the centre line and circle (lines are white too), far
+    for ball, pitch, yaw in (((-0.6, 0.5), 0.6, 0.0), ((-0.9, 0.1), 0.8, -0.6), ((0.0, 0.0), 0.3, -0.2),
+                             ((0.0, 0.75), 0.3, 0.3), ((1.0, 1.3), 0.1, 0.0)):
+        world.place_ball((*ball, 0.07))
+        for joint, angle in (stand | {"head_pitch": pitch, "head_yaw": yaw}).items():
+            world.set_position(rid, joint, angle)
+        for _ in range(100):
+            world.step()
+        (x, y, _), heading = world.pose(rid)
+        tilt = camera.tilt(world.sensor(rid, "accelerometer"))
+        pose = camera.camera_pose(kid.TORSO_HEIGHT, *tilt, world.position(rid, "head_yaw"), world.position(rid, "head_pitch"))
+        seen = camera.find_ball(render.image(rid, "camera", camera.WIDTH, camera.HEIGHT), *pose)
+        dx, dy = ball[0] - x, ball[1] - y
+        truth = (math.cos(heading) * dx + math.sin(heading) * dy, -math.sin(heading) * dx + math.cos(heading) * dy)
+        assert seen is not None, ball
+        assert math.dist((seen.x, seen.y), truth) < 0.06 + 0.04 * math.hypot(*truth), (ball, seen, truth)
+    world.place_ball((100.0, 100.0, 0.07))                               # only lines, goals and a robot in view
+    world.step()
+    assert camera.find_ball(render.image(rid, "camera", camera.WIDTH, camera.HEIGHT), *pose) is None
+    with pytest.raises(ValueError, match="320 x 240 pixels has 230400 bytes, not 3"):
+        camera.find_ball(b"abc", *pose)
+
+
+def test_the_attitude_keeps_the_heading_through_a_fall_and_back():
+    attitude, dt = Attitude(0.5), 0.008
+    for _ in range(125):                                                 # turn 1 rad to the left in 1 s
+        attitude.update((0.0, 0.0, 1.0), (0.0, 0.0, 9.81), dt)
+    assert attitude.heading == pytest.approx(1.5, abs=1e-6)
+    for _ in range(125):                                                 # fall on the front: pitch 90 deg
+        attitude.update((0.0, math.pi / 2, 0.0), (0.0, 0.0, 0.0), dt)    # (in the air: no gravity to read)
+    assert attitude.up == pytest.approx((-1.0, 0.0, 0.0), abs=1e-6)
+    for _ in range(250):                                                 # lying still: the accelerometer agrees
+        attitude.update((0.0, 0.0, 0.0), (-9.81, 0.0, 0.0), dt)
+    for _ in range(125):                                                 # and up again
+        attitude.update((0.0, -math.pi / 2, 0.0), (0.0, 0.0, 0.0), dt)
+    assert attitude.heading == pytest.approx(1.5, abs=1e-3)
+    assert attitude.up == pytest.approx((0.0, 0.0, 1.0), abs=1e-3)
+    for _ in range(3000):                                                # a tilted start is pulled upright
+        attitude.update((0.0, 0.0, 0.0), (9.81 * math.sin(0.2), 0.0, 9.81 * math.cos(0.2)), dt)
+    assert attitude.up == pytest.approx((math.sin(0.2), 0.0, math.cos(0.2)), abs=1e-3)
+
+
+def test_the_player_reads_its_state_from_the_game_controller():
+    teams = (gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(9, gc.TEAM_RED))
+    teams[1].players[1].penalty = gc.HL_PICKUP_OR_INCAPABLE
+    data = gc.GameData.decode(gc.GameData(teams, state=gc.STATE_READY, kick_off_team=9,
+                                          secondary_state=gc.STATE2_CORNER_KICK,
+                                          secondary_state_info=bytes((7, 1, 0, 0))).encode())
+    red2, red3, blue1 = (Game.from_packet(data, c, n) for c, n in (("red", 2), ("red", 3), ("blue", 1)))
+    assert (red2.state, red2.kick_off, red2.penalised, red2.their_set_play) == (gc.STATE_READY, True, True, True)
+    assert (red3.penalised, blue1.kick_off, blue1.their_set_play) == (False, False, False)
+    assert Game.from_packet(gc.GameData((gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(8, gc.TEAM_BLUE))), "red", 1) is None
+
+
+def test_team_mates_hear_each_other_and_garbage_is_ignored():
+    one, two = TeamChannel("red", "127.255.255.255"), TeamChannel("red", "127.255.255.255")
+    try:
+        one.say(2, 1.234)
+        one.say(3, math.inf)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rogue:
+            rogue.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+            for junk in (b"simleague x 3", b"\xff" * 60, b"simleague 4", b"other 1 2"):
+                rogue.sendto(junk, ("127.255.255.255", 3737))
+        heard = []
+        for _ in range(100):
+            heard += two.heard()
+            if len(heard) >= 2:
+                break
+            socket.socket().close()
+        assert heard[:2] == [(2, 1.23), (3, math.inf)]
+    finally:
+        one.close()
+        two.close()
+
+
+def test_the_nearest_field_player_takes_the_ball_and_keeps_it():
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time = (1.0, 0.0), 0.0
+    player.hear(4, 0.8, 0.0)                                       # a team-mate nearer
+    player.hear(1, 0.1, 0.0)                                       # the goalkeeper does not count
+    assert not player._takes_ball(0.5)
+    player.hear(4, 1.2, 0.5)
+    assert player._takes_ball(0.6)
+    player.hear(4, 0.9, 0.7)                                       # nearer, but not by KEEP_BALL
+    assert player._takes_ball(0.8)
+    assert player._takes_ball(2.0)                                 # a team-mate not heard for 1 s is gone
+
+
+def test_a_sample_player_walks_the_ball_towards_the_opponents_goal(cameras):
+    world, rid = world_with(robot=(-2.0, 0.3, 0.4), ball=(0.0, -0.3))
+    render = cameras(world)
+    player = Player(3, "red")
+    player.me.place(-2.0, 0.3, 0.4)
+    pending, touched = [], False
+    for i in range(int(35 / kid.STEP)):
+        image = render.image(rid, "camera", camera.WIDTH, camera.HEIGHT) if i % 8 == 0 else None
+        pending.append(player.act(sensed(world, rid, i * kid.STEP, image), Game()))
+        if len(pending) > 3:
+            for joint, angle in pending.pop(0).items():
+                world.set_position(rid, joint, angle)
+        world.step()
+        touched = touched or bool(world.ball_touchers())
+    ball = world.ball()[0]
+    assert touched and ball[0] > 1.0, ball                             # towards the goal at x = 4.5
+    assert abs(player.me.heading - world.pose(rid)[1]) < 0.1 or abs(world.upright(rid)) < 0.5
