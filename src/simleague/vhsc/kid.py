@@ -26,13 +26,15 @@ JOINTS = ["head_yaw", "head_pitch"] + [f"{side}_{joint}" for side in ("left", "r
     "shoulder_pitch", "shoulder_roll", "elbow", "hip_yaw", "hip_roll", "hip_pitch", "knee",
     "ankle_pitch", "ankle_roll")]
 KID_LEG = walking.Leg(knee=(0.0, 0.15), shank=0.15)       # kid.xml: thigh and shank 0.15 m
-KID_GAIT = walking.Gait(period=0.14, height=0.2772, sway=0.009818, lift=0.05023, stride=0.121, side=0.04164, turn=0.5806, lean=0.0565, pitch_gain=0.01391, roll_gain=0.01859, width=-0.01)
+#: the gait found for the kid (module docstring): 0.45 m/s ahead, about 35 deg/s turning
+KID_GAIT = walking.Gait(period=0.14, height=0.2772, sway=0.009818, lift=0.05023, stride=0.121, side=0.04164,
+                        turn=0.5806, lean=0.0565, pitch_gain=0.01391, roll_gain=0.01859, width=-0.01)
 SOLE = 0.045                     # m: the ankle's axis above the sole
 HIP = 0.10                       # m: the hip pivots below the torso's centre
 TORSO_HEIGHT = SOLE + KID_GAIT.height + HIP                # m: the torso's centre above the ground, walking
 CAMERA_HEIGHT = TORSO_HEIGHT + 0.13 + 0.03 + 0.05          # m: the camera above the ground, head level
 #: how fast the gait goes at full speed on our world (m/s forward, m/s sideways), for odometry
-#: (``benchmarks/bench_walk.py --robot kid``)
+#: (measured as ``benchmarks/bench_kid.py`` walks it)
 FULL_SPEED = (0.48, 0.08)
 TURN_SLOWS = 1.0                 # a turn at share t of full speed walks 1 - t as far forward
 SPEED_CHANGE = 0.05              # most a speed (share of full) changes a step: full speed in about 3 s

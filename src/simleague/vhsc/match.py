@@ -101,7 +101,8 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
     ``seconds`` of simulated time passed, once every player's software connected (or its process
     ended, or ``wait`` s passed); ``game_controller`` = (address, port) ``RGme`` goes to and the
     port ``RGrt`` is read on (default: the broadcast address of ``host``'s interface, so that every
-    player on the machine hears it, ports 3838 and 3939). ``max_real_time_factor`` paces the steps (0: as fast as possible).
+    player on the machine hears it, ports 3838 and 3939). ``max_real_time_factor`` paces the
+    steps (0: as fast as possible).
     With ``viewer`` the game is shown live (``ready(url)`` is called once it listens), with
     ``run_log`` written to that run log; ``progress(report, referee)`` is called after each step.
     Raises :class:`~simleague.vhsc.launch.LaunchError`,

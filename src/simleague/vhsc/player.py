@@ -113,7 +113,8 @@ class Game:
             return None
         penalised = 1 <= number <= len(ours.players) and ours.players[number - 1].penalty != gc.PENALTY_NONE
         their = data.secondary_state != gc.STATE2_NORMAL and data.secondary_state_info[0] != ours.number
-        waiting = data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL and data.secondary_time > 0
+        waiting = (data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL
+                   and data.secondary_time > 0)
         return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting)
 
 
@@ -256,13 +257,16 @@ class Player:
 
     def _follow_game(self, game: Game) -> None:
         before = self.game
-        if game.state == gc.STATE_INITIAL and (before.state != gc.STATE_INITIAL or game.first_half != before.first_half):
-            self.me.place(*self._start(game.first_half))                                # a new half
+        new_half = game.state == gc.STATE_INITIAL and (before.state != gc.STATE_INITIAL
+                                                       or game.first_half != before.first_half)
+        if new_half:
+            self.me.place(*self._start(game.first_half))
         if game.penalised and not before.penalised:
             # taken to the penalty mark's x on the touch line, facing the field: away from the
             # ball in play; on the re-entry pose's side with the ball on the centre spot (set);
-            # before that the referee's ball waits off the field at y > 0, so on the y < 0 side
-            if game.state == gc.STATE_PLAYING and self._time is not None and self._time - self.me.ball_time < BALL_FORGET:
+            # before that the referee's ball waits off the field at y > 0: on the field's y < 0 side
+            seen = self._time is not None and self._time - self.me.ball_time < BALL_FORGET
+            if game.state == gc.STATE_PLAYING and seen:
                 side = -1.0 if self.me.ball[1] > 0 else 1.0
             elif game.state == gc.STATE_SET:
                 side = 1.0 if self._start(game.first_half)[1] > 0 else -1.0
@@ -408,7 +412,8 @@ class Player:
                     self._stopped = None
                 elif self._stopped is None:
                     self._stopped = self._time
-                self.kicking = self._stopped is not None and self._time - self._stopped >= KICK_STILL   # stand still, then kick
+                # stand still, then kick
+                self.kicking = self._stopped is not None and self._time - self._stopped >= KICK_STILL
                 return 0.0, 0.0, 0.0
             # walk the ball on: steer to keep it before the feet and to face the goal
             steer = 0.5 * facing + 1.5 * math.atan2(ry, max(rx, 0.1))
@@ -432,7 +437,8 @@ class Player:
             return 0.0, 0.0, _clamp(wrap(heading - me.heading) / 0.4)
         bearing = math.atan2(ry, rx)
         if distance < 0.6:                                            # near: step there, face the heading
-            return (max(-0.5, min(1.0, rx / 0.3)), _clamp(ry / 0.15), _clamp(wrap(heading - me.heading) / 0.5, TURN_WALKING))
+            return (max(-0.5, min(1.0, rx / 0.3)), _clamp(ry / 0.15),
+                    _clamp(wrap(heading - me.heading) / 0.5, TURN_WALKING))
         if abs(bearing) > TURN_ON_SPOT:
             return 0.2, 0.0, math.copysign(1.0, bearing)
         return min(1.0, distance / 0.5), 0.0, _clamp(bearing / 0.5, TURN_WALKING)
@@ -499,7 +505,9 @@ class TeamChannel:
 
     def say(self, number: int, distance: float) -> None:
         """Tell the team (``distance`` m; inf when the ball is not in reach)."""
-        centimetres = min(self.MAX_DISTANCE_CM, round(distance * 100)) if math.isfinite(distance) else self.MAX_DISTANCE_CM
+        centimetres = self.MAX_DISTANCE_CM
+        if math.isfinite(distance):
+            centimetres = min(centimetres, round(distance * 100))
         try:
             self.sock.sendto(f"simleague {number} {centimetres}".encode(), self.address)
         except OSError:                                   # no route: the team plays on without talk
