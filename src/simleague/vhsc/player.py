@@ -534,15 +534,26 @@ class TeamChannel:
 def run(address: str | None = None, number: int = 1, colour: str = "red", steps: int | None = None,
         gc_port: int | None = gc.GAME_PORT, left_first: bool = True) -> int:
     """Play until the simulator closes the connection (or ``steps`` measurements); returns the
-    number of measurements read. Without GameController packets (``gc_port`` None, or none
-    heard) the player plays as in the ``playing`` state. Raises OSError when the simulator or
-    the GameController port cannot be reached."""
+    number of measurements read. Without GameController packets (``gc_port`` None, its port
+    taken, or none heard) the player plays as in the ``playing`` state. Raises OSError when the
+    simulator cannot be reached."""
     player = Player(number, colour, left_first)
-    listener = GameListener(colour, number, gc_port) if gc_port else None
+    listener = team = None
+    try:                           # a port another program holds costs the player its GameController
+        listener = GameListener(colour, number, gc_port) if gc_port else None
+    except OSError as e:
+        print(f"player: no GameController packets (UDP {gc_port}: {e.strerror or e}); playing on", file=sys.stderr)
     host = (address or os.environ.get("ROBOCUP_SIMULATOR_ADDR", DEFAULT_ADDRESS)).rpartition(":")[0]
-    team = TeamChannel(colour, gc.broadcast_address(host))
-    folder = os.environ.get(TRACE)
-    trace = open(os.path.join(folder, f"{colour}-{number}.txt"), "w") if folder else None
+    try:                           # ... or its team's messages, not the game
+        team = TeamChannel(colour, gc.broadcast_address(host))
+    except OSError as e:
+        print(f"player: no team messages (UDP {TEAM_PORTS[colour]}: {e.strerror or e}); playing on", file=sys.stderr)
+    folder, trace = os.environ.get(TRACE), None
+    if folder:
+        try:
+            trace = open(os.path.join(folder, f"{colour}-{number}.txt"), "w")
+        except OSError as e:
+            print(f"player: no trace ({TRACE}={folder}: {e.strerror or e}); playing on", file=sys.stderr)
     try:
         with RobotClient(address) as robot:
             sensors = {f"{joint}_sensor": 8 for joint in kid.JOINTS} | {"gyro": 8, "accelerometer": 8,
@@ -557,19 +568,21 @@ def run(address: str | None = None, number: int = 1, colour: str = "red", steps:
                 count += 1
                 game = listener.latest() if listener is not None else None
                 sensed = Sensed.from_measurements(measurements)
-                for mate, distance in team.heard():
+                for mate, distance in team.heard() if team is not None else ():
                     player.hear(mate, distance, sensed.time)
                 targets = player.act(sensed, game or Game())
                 robot.send(robot.requests(positions=targets))
                 if (distance := player.say(sensed.time)) is not None:
-                    team.say(number, distance)
+                    if team is not None:
+                        team.say(number, distance)
                     if trace is not None:
                         print(player.trace(sensed.time), file=trace, flush=True)
             return count
     finally:
         if trace is not None:
             trace.close()
-        team.close()
+        if team is not None:
+            team.close()
         if listener is not None:
             listener.close()
 
