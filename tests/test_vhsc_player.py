@@ -5,6 +5,7 @@ three steps after what it read)."""
 
 import math
 import socket
+import time
 
 import pytest
 from gl import need_a_gl_platform
@@ -13,7 +14,7 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import Attitude, Game, Player, Sensed, TeamChannel
+from simleague.vhsc.player import MAX_DATAGRAMS, Attitude, Game, GameListener, Player, Sensed, TeamChannel
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 KID = find_model("kid", [BUILT_IN_MODELS])
@@ -103,6 +104,25 @@ def test_the_player_reads_its_state_from_the_game_controller():
     assert Game.from_packet(gc.GameData((gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(8, gc.TEAM_BLUE))), "red", 1) is None
 
 
+def test_the_game_controller_listener_skips_garbage_and_keeps_the_newest_state():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    listener = GameListener("red", 2, port)
+    try:
+        assert listener.latest() is None
+        teams = (gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(9, gc.TEAM_RED))
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sender:
+            for data in (b"RGme" + b"\0" * 10, b"\xff" * 2000, gc.GameData(teams, state=gc.STATE_SET).encode(),
+                         gc.GameData(teams, state=gc.STATE_PLAYING).encode(), b"junk"):
+                sender.sendto(data, ("127.0.0.1", port))
+        time.sleep(0.1)
+        game = listener.latest()
+        assert game is not None and game.state == gc.STATE_PLAYING
+    finally:
+        listener.close()
+
+
 def test_team_mates_hear_each_other_and_garbage_is_ignored():
     one, two = TeamChannel("red", "127.255.255.255"), TeamChannel("red", "127.255.255.255")
     try:
@@ -110,15 +130,19 @@ def test_team_mates_hear_each_other_and_garbage_is_ignored():
         one.say(3, math.inf)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rogue:
             rogue.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-            for junk in (b"simleague x 3", b"\xff" * 60, b"simleague 4", b"other 1 2"):
+            for junk in (b"simleague x 3", b"\xff" * 60, b"simleague 4", b"other 1 2", b"simleague 99 3"):
                 rogue.sendto(junk, ("127.255.255.255", 3737))
         heard = []
-        for _ in range(100):
+        for _ in range(100):                                             # up to 1 s for the datagrams
             heard += two.heard()
             if len(heard) >= 2:
                 break
-            socket.socket().close()
-        assert heard[:2] == [(2, 1.23), (3, math.inf)]
+            time.sleep(0.01)
+        assert heard == [(2, 1.23), (3, math.inf)]                        # the garbage and player 99 ignored
+        for k in range(MAX_DATAGRAMS + 10):                                # a flood: read a bounded share a step
+            one.say(2, k / 100)
+        time.sleep(0.1)
+        assert len(two.heard()) == MAX_DATAGRAMS and len(two.heard()) == 10
     finally:
         one.close()
         two.close()

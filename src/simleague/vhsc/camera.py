@@ -49,11 +49,6 @@ class Sighting:
         """Metres from the torso's foot point."""
         return math.hypot(self.x, self.y)
 
-    @property
-    def bearing(self) -> float:
-        """Radians to the left of straight ahead."""
-        return math.atan2(self.y, self.x)
-
 
 def _rays() -> np.ndarray:
     """Each pixel's ray in the camera's frame (x along the optical axis, y left, z up): shape

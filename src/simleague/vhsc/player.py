@@ -27,7 +27,7 @@ import math
 import os
 import socket
 import sys
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 from . import camera
 from . import gamecontroller as gc
@@ -50,6 +50,7 @@ STARTS = {1: (-3.5, -TOUCH_LINE_START, math.pi / 2), 2: (-3.5, TOUCH_LINE_START,
 KICK_OFF_PLACES = {1: ((-4.0, 0.0), (-4.0, 0.0)), 2: ((-2.2, 0.8), (-2.2, 0.8)),
                    3: ((-1.2, -1.0), (-1.2, -1.0)), 4: ((-0.3, 0.0), (-1.1, 0.3))}
 TEAM_PORTS = {"red": 3737, "blue": 3738}           # UDP ports of the players' own messages (one per team)
+MAX_DATAGRAMS = 64               # UDP packets (GameController, team) read in one step
 SAY_EVERY = 0.25                 # s between a player's messages to its team
 HEARD_FOR = 1.0                  # s a team-mate's message counts
 KEEP_BALL = 0.3                  # m: the player on the ball keeps it unless a team-mate is this much nearer
@@ -174,23 +175,29 @@ def _times(a, b) -> list[list[float]]:
 
 @dataclass
 class Estimate:
-    """Where the player thinks it and the ball are (own frame, m and rad); ``ball_time`` (s)
-    when the ball was last seen."""
+    """Where the player thinks it and the ball are (own frame, m and rad): ``Estimate(x, y,
+    heading)``; the heading is the :class:`Attitude`'s; ``ball_time`` (s) when the ball was last
+    seen."""
 
     x: float
     y: float
-    heading: float
+    start_heading: InitVar[float]
     ball: tuple[float, float] = (0.0, 0.0)
     ball_time: float = -math.inf
     attitude: Attitude = field(init=False)
 
-    def __post_init__(self):
-        self.attitude = Attitude(self.heading)
+    def __post_init__(self, start_heading: float):
+        self.attitude = Attitude(start_heading)
 
     def place(self, x: float, y: float, heading: float) -> None:
         """Where the robot was put (by the referee, or at the start of a half)."""
-        self.x, self.y, self.heading = x, y, heading
+        self.x, self.y = x, y
         self.attitude = Attitude(heading)
+
+    @property
+    def heading(self) -> float:
+        """Where the torso faces, rad (own frame)."""
+        return self.attitude.heading
 
     @property
     def up(self) -> tuple[float, float, float]:
@@ -276,16 +283,14 @@ class Player:
             self.motion = None
         self.game = game
 
-    def _sense(self, s: Sensed) -> float:
-        """Dead reckoning from the last step; returns the step's length in s."""
+    def _sense(self, s: Sensed) -> None:
+        """Dead reckoning from the last step."""
         dt = STEP if self._time is None else max(0.0, min(0.1, s.time - self._time))
         self._time = s.time
         self.me.attitude.update(s.gyro, s.accelerometer, dt)
-        self.me.heading = self.me.attitude.heading
         if self.motion is None:
             forward, sideways = kid.odometry(self.walk)
             self.me.x, self.me.y = self.me.to_field(forward * dt, sideways * dt)
-        return dt
 
     def _see(self, s: Sensed) -> None:
         if s.image is None or self.motion is not None or self.me.up[2] < 0.9:
@@ -471,8 +476,9 @@ class GameListener:
         self.game: Game | None = None
 
     def latest(self) -> Game | None:
-        """The newest game state heard (None before the first)."""
-        while True:
+        """The newest game state heard (None before the first); at most :data:`MAX_DATAGRAMS`
+        packets are read a call, the rest wait for the next."""
+        for _ in range(MAX_DATAGRAMS):
             try:
                 data = self.sock.recv(2048)
             except (BlockingIOError, InterruptedError):
@@ -482,6 +488,7 @@ class GameListener:
             except ValueError:
                 continue
             self.game = game or self.game
+        return self.game
 
     def close(self) -> None:
         """Stop listening."""
@@ -514,17 +521,21 @@ class TeamChannel:
             pass
 
     def heard(self) -> list[tuple[int, float]]:
-        """(number, distance m) of every message that arrived since the last call."""
+        """(number, distance m) of the messages that arrived since the last call, at most
+        :data:`MAX_DATAGRAMS` a call (the rest wait for the next); a player number outside 1 to
+        11 is not one of ours."""
         out = []
-        while True:
+        for _ in range(MAX_DATAGRAMS):
             try:
                 data = self.sock.recv(64)
             except (BlockingIOError, InterruptedError):
-                return out
+                break
             words = data.split()
-            if len(words) == 3 and words[0] == b"simleague" and words[1].isdigit() and words[2].isdigit():
+            if len(words) == 3 and words[0] == b"simleague" and words[1].isdigit() and words[2].isdigit() \
+                    and 1 <= int(words[1]) <= gc.MAX_PLAYERS:
                 centimetres = int(words[2])
                 out.append((int(words[1]), math.inf if centimetres >= self.MAX_DISTANCE_CM else centimetres / 100))
+        return out
 
     def close(self) -> None:
         """Stop talking and listening."""
