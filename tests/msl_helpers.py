@@ -15,30 +15,36 @@ def simleague(*args: str) -> list[str]:
 
 
 class Peer:
-    """A raw TCP peer speaking JSON lines."""
+    """A raw TCP peer speaking JSON messages ended by ``end`` (newline, or NUL as the RefBox)."""
 
-    def __init__(self, port: int, hello: dict | None = None):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    def __init__(self, port: int, hello: dict | None = None, end: bytes = b"\n", host: str = "127.0.0.1"):
+        self.sock = socket.create_connection((host, port), timeout=5)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.buf = b""
+        self.end = end
         if hello is not None:
             self.send(hello)
 
     def send(self, obj) -> None:
-        self.sock.sendall(obj if isinstance(obj, bytes) else json.dumps(obj).encode() + b"\n")
+        self.sock.sendall(obj if isinstance(obj, bytes) else json.dumps(obj).encode() + self.end)
 
-    def recv(self, timeout: float = 5.0) -> dict:
-        self.sock.settimeout(timeout)
-        while b"\n" not in self.buf:
-            data = self.sock.recv(65536)
-            if not data:
-                raise ConnectionError("closed by the middleware")
-            self.buf += data
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
+    def recv(self, timeout: float = 5.0, heartbeats: bool = False) -> dict:
+        """The next message (heartbeats skipped unless ``heartbeats``)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            while self.end not in self.buf:
+                self.sock.settimeout(max(0.001, deadline - time.monotonic()))
+                data = self.sock.recv(65536)
+                if not data:
+                    raise ConnectionError("closed by the middleware")
+                self.buf += data
+            line, self.buf = self.buf.split(self.end, 1)
+            message = json.loads(line)
+            if heartbeats or message.get("type") != "heartbeat":
+                return message
 
     def nothing_for(self, seconds: float) -> bool:
-        """True if no line arrives within ``seconds``."""
+        """True if no message but heartbeats arrives within ``seconds``."""
         try:
             self.recv(seconds)
         except socket.timeout:

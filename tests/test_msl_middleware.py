@@ -36,8 +36,8 @@ def pausers(mw):
 def teams(mw):
     c = mw.peer(mw.team_port, {"type": "hello", "teamName": "Cyan FC", "side": "cyan"})
     m = mw.peer(mw.team_port, {"type": "hello", "teamName": "Magenta FC", "side": "magenta"})
-    assert c.recv() == {"type": "start", "side": "cyan", "opponent": "Magenta FC"}
-    assert m.recv() == {"type": "start", "side": "magenta", "opponent": "Cyan FC"}
+    assert c.recv() == {"type": "start", "side": "cyan", "opponent": "Magenta FC", "heartbeat": 1.0, "timeout": 5.0}
+    assert m.recv() == {"type": "start", "side": "magenta", "opponent": "Cyan FC", "heartbeat": 1.0, "timeout": 5.0}
     return c, m
 
 
@@ -95,13 +95,15 @@ def test_reconnect_pauses_the_other_team_and_keeps_the_buffers(mw):
     c.close()
     cmd = p["magenta"].recv()
     assert (cmd["action"], cmd["reason"]) == ("pause", "opponent away")
+    assert m.recv() == {"type": "opponent", "present": False, "reason": "disconnected"}
     # someone else may not take the side; the same team may
     intruder = mw.peer(mw.team_port, {"type": "hello", "teamName": "Other", "side": "cyan"})
     assert "belongs to 'Cyan FC'" in intruder.recv()["message"] and intruder.closed()
     c2 = mw.peer(mw.team_port, {"type": "hello", "teamName": "Cyan FC", "side": "cyan"})
-    assert c2.recv() == {"type": "start", "side": "cyan", "opponent": "Magenta FC"}
+    assert c2.recv() == {"type": "start", "side": "cyan", "opponent": "Magenta FC", "heartbeat": 1.0, "timeout": 5.0}
     cmd = p["magenta"].recv()
     assert (cmd["action"], cmd["reason"]) == ("resume", "opponent back")
+    assert m.recv() == {"type": "opponent", "present": True, "reason": "reconnected"}
     c2.send({"type": "request", "t": 1.0})
     assert c2.recv()["robots"][0]["pose"] == [-1.0, -1.0, 3.1416]
     c2.send(state(0.5))  # time must keep increasing across the reconnect
@@ -147,7 +149,7 @@ def test_silent_client_and_wrong_hellos_are_refused(mw):
     pausers(mw)
     silent = mw.peer(mw.team_port)
     assert "no hello within 1 s" in silent.recv(timeout=5)["message"] and silent.closed()
-    for hello, words in [({"type": "request", "t": 1}, "first line of a team must be a hello"),
+    for hello, words in [({"type": "request", "t": 1}, "first message of a team must be a hello"),
                          ({"type": "hello", "teamName": "", "side": "cyan"}, "`$.teamName`"),
                          ({"type": "hello", "teamName": "A", "side": "green"}, "`$.side`")]:
         p = mw.peer(mw.team_port, hello)

@@ -1,17 +1,26 @@
 """MSL end to end with real processes: the demo (middleware, two process pausers, two toy team
 simulators, one slower) keeps the simulation times together; the docker backend against a real
-engine."""
+engine; a refereed two-half match of teams in containers, watched and recorded."""
 
+import asyncio
 import json
+import os
+import shutil
 import socket
 import subprocess
 import time
 import uuid
+from pathlib import Path
 
+import aiohttp
 import psutil
 import pytest
-from busybox import busybox_image
+from busybox import busybox_image, python_image
 from msl_helpers import simleague
+
+from simleague.msl.web import load_replay
+
+COMPOSE = Path(__file__).resolve().parents[1] / "examples" / "msl" / "compose.yaml"
 
 from simleague.msl.messages import Command, decode_pauser, encode
 from simleague.msl.pauser import DockerBackend, Pauser, ProcessBackend
@@ -21,7 +30,8 @@ UPDATE_PERIOD = 0.02  # a toy team sends a state every 20 ms of simulation time 
 
 def test_demo_keeps_simulation_times_within_eps1_plus_one_update_period(tmp_path):
     log = tmp_path / "mw.jsonl"
-    r = subprocess.run(simleague("msl", "demo", "--seconds", "8", "--slow", "0.6", "--log", str(log), "--json"),
+    r = subprocess.run(simleague("msl", "demo", "--seconds", "8", "--slow", "0.6", "--log", str(log), "--json",
+                                 "--exchange", "request"),
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     result = json.loads(r.stdout)
@@ -155,3 +165,106 @@ def test_pauser_reports_a_failing_backend_instead_of_dying():
     report = Pauser(Broken(), "cyan").carry_out(Command(5, "pause", "e1"))
     assert (report.seq, report.ok, report.state) == (5, False, "running")
     assert "PermissionError: not allowed" in report.detail
+
+
+async def _watch(url: str, seconds: float) -> list[dict]:
+    """The messages a page of the web viewer gets in ``seconds`` (retrying until it is up)."""
+    got, deadline = [], time.monotonic() + seconds
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            try:
+                async with session.ws_connect(url) as ws:
+                    while time.monotonic() < deadline:
+                        try:
+                            message = await ws.receive(timeout=1.0)
+                        except asyncio.TimeoutError:
+                            continue
+                        if message.type != aiohttp.WSMsgType.TEXT:
+                            return got
+                        got.append(json.loads(message.data))
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.2)
+    return got
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and_recorded(tmp_path):
+    client, image, mounts = python_image("simleague-test-python", "1")
+    port, record, log = _free_port(), tmp_path / "match.jsonl.gz", tmp_path / "mw.jsonl"
+    demo = subprocess.Popen(simleague("msl", "demo", "--referee", "auto", "--half", "4", "--seconds", "120",
+                                      "--slow", "0.7", "--docker", image, *[f"--docker-arg={m}" for m in mounts],
+                                      "--record", str(record), "--web", str(port), "--log", str(log), "--json"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = asyncio.run(_watch(f"ws://127.0.0.1:{port}/ws", 25))
+        out, err = demo.communicate(timeout=180)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
+    assert demo.returncode == 0, err
+    result = json.loads(out)
+    assert result["ended"]
+    # the page saw the MSL field and the match running
+    assert seen[0]["type"] == "scene" and seen[0]["title"] == "MSL simulated match"
+    assert seen[0]["field"]["length"] == 18.0 and seen[0]["field"]["penalty_width"] == 6.5
+    parts = {f["pm"].split(",")[0] for f in seen if f["type"] == "frame"}
+    assert "1st half" in parts, parts
+    # both teams carried out every command at the same simulation time, and were told the end
+    cyan, magenta = ({t["side"]: t for t in result["teams"]}[s] for s in ("cyan", "magenta"))
+    assert [c[1] for c in cyan["applied"]] == ["KICKOFF", "FIRST_HALF", "START"] + \
+        [c[1] for c in cyan["applied"]][3:] and cyan["applied"][-1][1] == "GAMEOVER"
+    assert [(c[0], c[1], c[4], c[5]) for c in cyan["applied"]] == [(c[0], c[1], c[4], c[5]) for c in magenta["applied"]]
+    assert "HALF_TIME" in [c[1] for c in cyan["applied"]]
+    assert cyan["end"] == magenta["end"] == "the auto referee ended the game"
+    # the docker pausers paused the faster team and kept the thesis' 250 ms between pause and resume
+    fast = result["sync"]["sides"]["cyan"]
+    assert fast["pauses"] >= 1 and fast["pauser_reports_failed"] == 0
+    assert fast["frozen_ms_min"] >= 240, fast
+    # the recorded merged world replays: both halves, both teams' five robots, the score
+    scene, replay = load_replay(record)
+    frames = replay["frames"]
+    assert {f["half"] for f in frames} == {1, 2} and all(len(f["robots"]) == 10 for f in frames)
+    assert frames[-1]["pm"].startswith("game over")
+    assert not client.containers.list(all=True, filters={"ancestor": image})
+
+
+def test_the_example_compose_file_plays_a_match_with_docker_pausers(tmp_path):
+    compose = shutil.which("docker-compose")
+    if compose is None:
+        message = "the compose example needs docker-compose: apt-get install docker-compose"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    client, image, mounts = python_image("simleague-test-python", "1")
+    volumes = [mounts[i + 1] for i in range(0, len(mounts), 2)]
+    override = {"services": {name: {"volumes": volumes} for name in
+                             ("middleware", "team-cyan", "team-magenta", "pauser-cyan", "pauser-magenta")}}
+    (tmp_path / "override.json").write_text(json.dumps(override))
+    (tmp_path / "out").mkdir()
+    project = f"simleague-test-{uuid.uuid4().hex[:8]}"
+    env = dict(os.environ, MSL_IMAGE=image, MSL_MATCH=project, MSL_HALF="3", MSL_WEB_PORT=str(_free_port()),
+               MSL_OUT=str(tmp_path / "out"))
+    words = [compose, "-p", project, "-f", str(COMPOSE), "-f", str(tmp_path / "override.json")]
+    try:
+        up = subprocess.run([*words, "up", "--no-build"], env=env, capture_output=True, text=True, timeout=240)
+        assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
+        containers = client.containers.list(all=True, filters={"label": f"com.docker.compose.project={project}"})
+        codes = {c.labels["com.docker.compose.service"]: c.attrs["State"]["ExitCode"] for c in containers}
+    finally:
+        subprocess.run([*words, "down", "-v"], env=env, capture_output=True, timeout=120)
+    # every service ran to its end by itself: the referee ended the match, the teams and pausers left
+    assert codes == {s: 0 for s in ("middleware", "team-cyan", "team-magenta", "pauser-cyan", "pauser-magenta")}
+    assert not client.containers.list(all=True, filters={"label": f"com.docker.compose.project={project}"})
+    log = [json.loads(x) for x in (tmp_path / "out" / "middleware.jsonl").read_text().splitlines()]
+    kinds = [e["ev"] for e in log]
+    assert "end" in kinds and kinds.count("pauser_connected") == 2
+    assert [e["command"] for e in log if e["ev"] == "referee"][-1] == "GAMEOVER"
+    assert any(e["ev"] == "pauser_report" and e["action"] == "pause" and e["ok"] for e in log)
+    scene, replay = load_replay(tmp_path / "out" / "match.jsonl.gz")
+    assert {f["half"] for f in replay["frames"]} == {1, 2}

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from simleague.msl.buffer import Snapshot, StateBuffer, TimeOrderError, mirror
-from simleague.msl.messages import (MAX_LINE, Ball, LineSplitter, ProtocolError, Request, Robot, State,
+from simleague.msl.messages import (MAX_LINE, Ball, MessageSplitter, ProtocolError, Request, Robot, State,
                                     decode_pauser, decode_team, encode, schema)
 from simleague.msl.exchange import Match
 from simleague.msl.rules import BallArbiter, SyncState, TimeSync
@@ -299,8 +299,8 @@ def test_no_bytes_make_the_parsers_raise_anything_else(data):
             pass
 
 
-def test_line_splitter_skips_oversized_lines_without_keeping_them():
-    sp = LineSplitter(limit=10)
+def test_message_splitter_skips_oversized_messages_without_keeping_them():
+    sp = MessageSplitter(limit=10)
     assert sp.feed(b"abc\nde") == [b"abc"]
     assert sp.feed(b"f\r\n") == [b"def"]
     assert sp.feed(b"x" * 8) == []
@@ -320,4 +320,15 @@ def test_schema_file_matches_the_message_types():
     assert json.loads(path.read_text()) == json.loads(json.dumps(schema())), \
         "regenerate schema.json from simleague.msl.messages.schema()"
     assert set(schema()["discriminator"]["mapping"]) == {
-        "hello", "state", "request", "start", "reply", "error", "pauser_hello", "command", "report"}
+        "hello", "state", "worldstate", "request", "subscribe", "heartbeat", "start", "reply", "referee",
+        "opponent", "end", "error", "pauser_hello", "command", "report"}
+
+
+def test_message_splitter_reads_both_framings_and_pretty_printed_objects():
+    sp = MessageSplitter()
+    assert sp.feed(b'{"a": 1}\n{\n  "command": "STOP",\n  "targetTeam": ""\n}\x00{"b"') == \
+        [b'{"a": 1}', b'{\n  "command": "STOP",\n  "targetTeam": ""\n}']
+    assert sp.terminator == b"\n"                              # what ended the first message
+    assert sp.feed(b": 2}\x00{not json\n") == [b'{"b": 2}', b"{not json"]   # broken JSON ends at its newline
+    nul = MessageSplitter()
+    assert nul.feed(b'{\n "type": "hello"\n}\x00') == [b'{\n "type": "hello"\n}'] and nul.terminator == b"\0"

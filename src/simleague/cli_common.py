@@ -89,14 +89,22 @@ WebHostOpt = typer.Option("127.0.0.1", "--web-host", help="Address the web viewe
 def soccer_replay(log: Path, web: int, web_host: str, fmt: str) -> None:
     """Serve a soccer run log of format ``fmt`` (SimSpark's or the humanoid API's) in the web
     viewer until interrupted; a bad log or a port that cannot be bound is a one-line error."""
-    from .simspark.web import ReplayError, serve_replay
+    from .simspark.web import serve_replay
+
+    replay_in_viewer(lambda options, ready: serve_replay(log, options, ready, fmt), web, web_host)
+
+
+def replay_in_viewer(serve, web: int, web_host: str, page: str = "soccer.html") -> None:
+    """Run ``serve(options, ready)`` (a coroutine serving a replay) until interrupted; a bad log
+    (:class:`~simleague.errors.ReplayError`) or a port that cannot be bound is a one-line error."""
+    from .errors import ReplayError
     from .viewer.server import ViewerOptions
 
     def ready(viewer):
         err.print(f"web viewer at {viewer.url}")
 
     try:
-        asyncio.run(serve_replay(log, ViewerOptions(web_host, web, page="soccer.html"), ready, fmt))
+        asyncio.run(serve(ViewerOptions(web_host, web, page=page), ready))
     except ReplayError as exc:
         fail(str(exc))
     except OSError as exc:

@@ -10,3 +10,8 @@ class Error(Exception):
 class ReplayError(Error):
     """Raised when a run log cannot be replayed (``simleague ciberrato replay``, ``simspark replay``,
     ``vhsc replay``); ``str()`` names the file and the problem."""
+
+
+class MslProtocolError(Error, ValueError):
+    """Raised by the MSL middleware's decoders (:mod:`simleague.msl.messages`) for a message that is
+    not valid in its protocol; ``str()`` names the field and the problem."""

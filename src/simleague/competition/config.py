@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..programs import fill
+from ..wire.toml_text import TomlTextError, first_problem, read_toml
 
 #: the placeholders of a team's command line, per world
 PLACEHOLDERS = {"ciberrato": ("{host}", "{port}", "{pos}", "{name}"),
@@ -200,25 +200,13 @@ class Decisions(_Strict):
 
 def _read_toml(path: Path) -> dict:
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise CompetitionError(f"{path}: cannot read: {e.strerror}") from None
-    if len(raw) > MAX_FILE:
-        raise CompetitionError(f"{path}: {len(raw)} bytes, more than the {MAX_FILE} a file may have")
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise CompetitionError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as e:
-        raise CompetitionError(f"{path}: not TOML: {e}") from None
+        return read_toml(path, MAX_FILE)
+    except TomlTextError as e:
+        raise CompetitionError(str(e)) from None
 
 
 def _problem(path: Path, error: ValidationError) -> CompetitionError:
-    first = error.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top)"
-    message = first["msg"].removeprefix("Value error, ")
-    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-    return CompetitionError(f"{path}: {key}: {message}{more}")
+    return CompetitionError(first_problem(path, error))
 
 
 def load_competition(path: str | Path) -> Competition:

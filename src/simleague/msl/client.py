@@ -1,19 +1,29 @@
 """Team client library: what a team's simulator (or its info exchanger) needs to play through the
-middleware. Blocking sockets, no threads, about a hundred lines, so the same idea ports to C++.
+middleware. Plain sockets, no threads, so the same idea ports to C++.
 
 Example::
 
     from simleague.msl.client import TeamClient
     from simleague.msl.messages import Ball, Robot
 
-    client = TeamClient("Tech United", "cyan", port=28100)
+    client = TeamClient("Tech United", "cyan", port=28100, token="...")
     client.connect()                                   # hello, then wait for the start signal
-    while running:
+    client.subscribe(0.02)                             # the opponent every 20 ms of our time
+    while not client.ended:
         sim.step()
         client.send_state(sim.t, [Robot(1, (x, y, th), (vx, vy, w), 0)],
                           Ball((bx, by, bz), (bvx, bvy, bvz)))
-        reply = client.request(sim.t)                  # opponent robots and the ball, our frame
-        # reply.robots, reply.balls[0], reply.ballFrom
+        client.poll()                                  # whatever arrived, without waiting
+        if client.latest is not None:                  # newest opponent robots and ball, our frame
+            use(client.latest.robots, client.latest.balls[0], client.latest.ballFrom)
+        for command in client.due(sim.t):              # referee commands whose time has come
+            sim.obey(command.command, command.target)
+
+Two ways to get the opponent: :meth:`subscribe` (the middleware pushes a reply every period of our
+simulation time: nothing to wait for, the way to play over a slow network), or :meth:`ask` (send a
+request with an id, pick the reply up later with :meth:`poll`) and its blocking form
+:meth:`request`. Referee commands arrive stamped with the simulation time at which both teams carry
+them out; :meth:`due` hands them over when our simulation reaches it.
 
 Positions in metres, angles in radians, times in seconds of the team's simulation time, which must
 increase (thesis 4.2). A lost connection is re-established (for up to ``reconnect`` seconds) and the
@@ -23,23 +33,29 @@ call is repeated once; :class:`ConnectionLost` is raised when that fails.
 from __future__ import annotations
 
 import logging
+import select
 import socket
+import ssl
 import time
 from collections import deque
 from collections.abc import Callable
 
-from .messages import Ball, Error, Hello, LineSplitter, Reply, Request, Robot, Start, State
-from .messages import decode_to_team, encode
+from .messages import (Ball, End, Error, Heartbeat, Hello, MessageSplitter, Opponent, Referee, Reply, Request,
+                       Robot, Start, State, Subscribe, decode_to_team, encode)
 
 log = logging.getLogger("simleague.msl.client")
 
+#: Replies kept for :meth:`TeamClient.poll` callers that asked by id and have not taken them yet.
+MAX_WAITING_REPLIES = 1000
+
 
 class MiddlewareError(RuntimeError):
-    """The middleware answered with an error message (``.in_reply_to`` names the message type)."""
+    """The middleware answered with an error message (``.in_reply_to`` names the message type,
+    ``.id`` the request's id when it had one)."""
 
-    def __init__(self, message: str, in_reply_to: str = ""):
+    def __init__(self, message: str, in_reply_to: str = "", request_id: int | None = None):
         super().__init__(message)
-        self.in_reply_to = in_reply_to
+        self.in_reply_to, self.id = in_reply_to, request_id
 
 
 class ConnectionLost(ConnectionError):
@@ -48,19 +64,34 @@ class ConnectionLost(ConnectionError):
 
 class TeamClient:
     """One team's connection to the middleware at ``host:port`` as ``team_name`` on ``side``
-    ('cyan' or 'magenta'). ``errors`` keeps the last 100 error messages about sent states;
-    ``latencies`` the round-trip times (s) of the last 100,000 requests."""
+    ('cyan' or 'magenta'), with the match's ``token`` for that side if it has one. ``address`` is
+    the RefBox ``targetTeam`` our software answers to ('' : the RefBox's own for our side); ``tls``
+    an SSL context to speak TLS (e.g. ``ssl.create_default_context(cafile=...)``).
+
+    Kept for the caller: ``latest`` (the newest :class:`Reply`), ``replies`` (replies to
+    :meth:`ask` by id), ``errors`` (the last 100 error messages not tied to a request),
+    ``latencies`` (round trips of the last 100,000 requests, s), ``opponent_present``, ``ended``
+    (the :class:`End` message once the match is over).
+    """
 
     def __init__(self, team_name: str, side: str, host: str = "127.0.0.1", port: int = 28100,
-                 reconnect: float = 10.0):
-        self.hello = Hello(team_name, side)
-        self.host, self.port, self.reconnect = host, port, reconnect
+                 reconnect: float = 10.0, token: str = "", address: str = "", tls: ssl.SSLContext | None = None):
+        self.hello = Hello(team_name, side, token, address)
+        self.host, self.port, self.reconnect, self.tls = host, port, reconnect, tls
         self.sock: socket.socket | None = None
         self.start: Start | None = None
+        self.latest: Reply | None = None
+        self.replies: dict[int, Reply | MiddlewareError] = {}
         self.errors: deque[str] = deque(maxlen=100)
         self.latencies: deque[float] = deque(maxlen=100_000)
+        self.commands: deque[Referee] = deque(maxlen=10_000)
+        self.opponent_present = True
+        self.ended: End | None = None
         self.reconnects = 0
-        self._splitter = LineSplitter()
+        self._sent: dict[int, float] = {}
+        self._next_id = 0
+        self._period = 0.0
+        self._splitter = MessageSplitter()
         self._lines: deque[bytes | None] = deque()
 
     def connect(self, waiting: Callable[[str], None] | None = None) -> Start:
@@ -87,17 +118,25 @@ class TeamClient:
                 time.sleep(0.05)
 
     def _try_connect(self) -> Start:
-        self.sock = socket.create_connection((self.host, self.port), timeout=self.reconnect)
+        sock = socket.create_connection((self.host, self.port), timeout=self.reconnect)
+        if self.tls is not None:
+            sock = self.tls.wrap_socket(sock, server_hostname=self.host)
+        self.sock = sock
         self.sock.settimeout(None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._splitter, self._lines = LineSplitter(), deque()
+        self._splitter, self._lines = MessageSplitter(), deque()
         self.sock.sendall(encode(self.hello))
-        message = self._read()
-        if isinstance(message, Error):
-            raise MiddlewareError(message.message, message.inReplyTo)
-        if not isinstance(message, Start):
-            raise MiddlewareError(f"expected the start signal, got {type(message).__name__}")
+        while True:
+            message = self._read()
+            if isinstance(message, Error):
+                raise MiddlewareError(message.message, message.inReplyTo)
+            if isinstance(message, Start):
+                break
+            if not isinstance(message, Heartbeat):
+                raise MiddlewareError(f"expected the start signal, got {type(message).__name__}")
         self.start = message
+        if self._period:
+            self.sock.sendall(encode(Subscribe(self._period)))
         return message
 
     def close(self) -> None:
@@ -105,16 +144,46 @@ class TeamClient:
             self.sock.close()
             self.sock = None
 
-    def _read(self):
+    def _read(self, block: bool = True):
+        """The next message, or None when ``block`` is false and none is complete yet."""
         while not self._lines:
+            if not block and not (isinstance(self.sock, ssl.SSLSocket) and self.sock.pending()):
+                if not select.select([self.sock], [], [], 0)[0]:
+                    return None
             data = self.sock.recv(65536)
             if not data:
                 raise ConnectionResetError("the middleware closed the connection")
             self._lines.extend(self._splitter.feed(data))
         line = self._lines.popleft()
         if line is None:
-            raise MiddlewareError("the middleware sent an oversized line")
+            raise MiddlewareError("the middleware sent an oversized message")
         return decode_to_team(line)
+
+    def _take(self, message) -> None:
+        """Keep what a message says (a reply, a referee command, the opponent's presence, the end)."""
+        if isinstance(message, Reply):
+            self.latest = message
+            if message.id is not None:
+                sent = self._sent.pop(message.id, None)
+                if sent is not None:
+                    self.latencies.append(time.perf_counter() - sent)
+                    self.replies[message.id] = message
+        elif isinstance(message, Error):
+            if message.id is not None and self._sent.pop(message.id, None) is not None:
+                self.replies[message.id] = MiddlewareError(message.message, message.inReplyTo, message.id)
+            else:
+                self.errors.append(message.message)
+                log.warning("middleware: %s", message.message)
+        elif isinstance(message, Referee):
+            self.commands.append(message)
+        elif isinstance(message, Opponent):
+            self.opponent_present = message.present
+        elif isinstance(message, End):
+            self.ended = message
+        elif isinstance(message, Start):
+            self.start = message
+        while len(self.replies) > MAX_WAITING_REPLIES:
+            del self.replies[next(iter(self.replies))]
 
     def _again(self, action):
         """Run ``action``; after a lost connection reconnect and run it once more."""
@@ -123,34 +192,74 @@ class TeamClient:
                 raise ConnectionResetError("not connected")
             return action()
         except OSError as exc:
+            if self.ended:
+                raise ConnectionLost("the match is over and the middleware has gone") from None
             log.warning("connection to the middleware lost (%s): reconnecting", exc)
             self.close()
             self.connect()
             self.reconnects += 1
             return action()
 
-    def send_state(self, t: float, robots: list[Robot], ball: Ball) -> None:
-        """Send our robots and our ball at simulation time ``t`` (s), in our own frame."""
-        data = encode(State(t, robots, [ball]))
+    def poll(self) -> int:
+        """Take every message that has arrived, without waiting; returns how many."""
+        def drain() -> int:
+            n = 0
+            while (message := self._read(block=False)) is not None:
+                self._take(message)
+                n += 1
+            return n
+        return self._again(drain)
+
+    def send_state(self, t: float, robots: list[Robot], ball: Ball, age_ms: int = 0) -> None:
+        """Send our robots and our ball at simulation time ``t`` (s), in our own frame; ``age_ms``:
+        how old that information is."""
+        data = encode(State(t, robots, [ball], age_ms))
         self._again(lambda: self.sock.sendall(data))
 
-    def request(self, t: float) -> Reply:
-        """The opponent's robots and the agreed ball at our simulation time ``t``, in our frame.
-        Raises :class:`MiddlewareError` if the middleware cannot answer (e.g. no opponent state yet)."""
-        data = encode(Request(t))
+    def subscribe(self, period: float) -> None:
+        """Have the opponent pushed every ``period`` s of our simulation time (0: stop); the newest
+        is :attr:`latest` after :meth:`poll`. Kept across reconnects."""
+        self._period = period
+        self._again(lambda: self.sock.sendall(encode(Subscribe(period))))
 
-        def ask() -> Reply:
-            sent = time.perf_counter()
+    def heartbeat(self) -> None:
+        """Tell the middleware we are alive (any message does; this one when there is nothing else)."""
+        self._again(lambda: self.sock.sendall(encode(Heartbeat())))
+
+    def ask(self, t: float) -> int:
+        """Send a request for time ``t`` (s) without waiting; returns its id. The answer appears in
+        :attr:`replies` under that id (a :class:`Reply` or a :class:`MiddlewareError`) after a
+        :meth:`poll`."""
+        self._next_id += 1
+        rid = self._next_id
+        data = encode(Request(t, rid))
+
+        def send() -> int:
+            self._sent[rid] = time.perf_counter()
+            if len(self._sent) > MAX_WAITING_REPLIES:
+                del self._sent[next(iter(self._sent))]
             self.sock.sendall(data)
-            while True:
-                message = self._read()
-                if isinstance(message, Reply):
-                    self.latencies.append(time.perf_counter() - sent)
-                    return message
-                if isinstance(message, Error):
-                    if message.inReplyTo == "request":
-                        raise MiddlewareError(message.message, "request")
-                    self.errors.append(message.message)
-                    log.warning("middleware: %s", message.message)
+            return rid
+        return self._again(send)
 
-        return self._again(ask)
+    def request(self, t: float) -> Reply:
+        """The opponent's robots and the agreed ball at our simulation time ``t``, in our frame,
+        waiting for the answer. Raises :class:`MiddlewareError` if the middleware cannot answer
+        (e.g. no opponent state yet)."""
+        def ask_and_wait() -> Reply:
+            rid = self.ask(t)
+            while rid not in self.replies:
+                self._take(self._read())
+            answer = self.replies.pop(rid)
+            if isinstance(answer, MiddlewareError):
+                raise answer
+            return answer
+        return self._again(ask_and_wait)
+
+    def due(self, t: float) -> list[Referee]:
+        """The referee commands received whose time has come at our simulation time ``t`` (s), in
+        order, each handed over once. Call :meth:`poll` first."""
+        out = []
+        while self.commands and self.commands[0].t <= t + 1e-9:
+            out.append(self.commands.popleft())
+        return out

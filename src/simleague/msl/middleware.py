@@ -1,188 +1,116 @@
-"""The match middleware (thesis 5.3): shares robot and ball states between two teams' simulators
-and keeps their simulation times together by having pausers pause the one that runs ahead.
+"""The match middleware (thesis 5.3): shares robot and ball states between two teams' simulators,
+keeps their simulation times together by having pausers pause the one that runs ahead, and relays
+the referee's commands to both at the same simulation time.
 
 :class:`~simleague.msl.exchange.Match` is the pure core (buffers, ball arbitration, time
-synchronisation); :class:`Middleware` is the asyncio TCP server around it: initialisation (two pausers, then two teams, then a start signal
+synchronisation) and :mod:`simleague.msl.referee` the referee's rules; :class:`Middleware` is the
+asyncio TCP server around them: initialisation (two pausers, then two teams, then a start signal
 to both), then alternating communication phases (every message that arrived from either team is
 handled, taken in turns so neither team starves the other) and time-synchronisation phases.
 
-Every event is written to a JSON-lines log: ``{"wall": unix seconds, "ev": kind, ...}``; kinds are
-``listening``, ``pauser_connected``/``pauser_disconnected``/``pauser_report``, ``team_connected``/
-``team_disconnected``/``team_refused``, ``start``, ``in`` and ``out`` (per message, with its size in
-bytes and times), ``error``, ``ball`` (a change of the ball used), ``command`` (a pause or resume
-with the event of Table 1 and the times t1, t2 that caused it), ``stopped``.
+Referee: ``referee="auto"`` runs :class:`~simleague.msl.referee.AutoReferee` on the common
+simulation time and the arbitrated ball; ``referee="refbox"`` takes the commands of an MSL RefBox
+through :class:`~simleague.msl.refbox.RefboxBridge`. Either way each command goes to both teams as a
+:class:`~simleague.msl.messages.Referee` message stamped ``t`` = the newest time either team has
+reported + ``lead``: both carry it out when their simulation reaches ``t``, which neither has yet.
+The referee's end of the match (the auto referee's ``END_GAME``, a RefBox's ``GAMEOVER``) sends
+:class:`~simleague.msl.messages.End` to both and resumes both.
+
+Lifecycle: a heartbeat to each team every ``heartbeat`` s; a team that sends nothing for
+``timeout`` s while it is not paused is dropped. When a team is away (dropped or disconnected) the
+other is told (:class:`~simleague.msl.messages.Opponent`) and paused to wait for it, for at most
+``away`` s (not at all after a timeout), then resumed.
+
+Trust: a per-side ``token`` that the team's hello and its pauser's hello must carry, compared in
+constant time; optional TLS for both ports; team and pauser ports bound to their own addresses.
+
+Every event is written to a JSON-lines log (:class:`~simleague.msl.eventlog.EventLog`): kinds are
+``listening``, ``teams_open``, ``pauser_connected``/``pauser_disconnected``/``pauser_report``/
+``pauser_refused``, ``team_connected``/``team_disconnected``/``team_refused``/``team_timeout``,
+``start``, ``in`` and ``out`` (per message, with its size in bytes and times), ``error``, ``ball``
+(a change of the ball used), ``transition`` and ``command`` (a pause or resume with the event of
+Table 1 and the times t1, t2 that caused it), ``referee`` (a command and its time), ``refbox_*``,
+``end``, ``stopped``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import socket
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import msgspec
 
 from .buffer import TimeOrderError
+from .eventlog import EventLog
 from .exchange import Match, other
-from .messages import (MAX_LINE, SIDES, Command, Error, Hello, LineSplitter, PauserHello, ProtocolError,
-                       Report, Request, Start, State, decode_pauser, decode_team, encode)
+from .links import Lines, Link
+from .messages import (MAX_LINE, SIDES, Command, End, Error, Heartbeat, Hello, Opponent, PauserHello, ProtocolError,
+                       Referee, Report, Request, Start, State, Subscribe, WorldState, decode_pauser, decode_team,
+                       encode)
+from .options import ADDRESSES, REFBOX_PORT, SOURCES, MiddlewareOptions
+from .referee import AutoReferee, Call, GameState, RefboxCommand, addressed
+from .refbox import RefboxBridge, worldstate
+from .web import MatchView
+
+__all__ = ["ADDRESSES", "REFBOX_PORT", "SOURCES", "Middleware", "MiddlewareOptions"]
 
 log = logging.getLogger("simleague.msl.middleware")
 
 #: Messages of one team handled in one communication phase at most; more wait for the next phase.
 PHASE_MAX = 64
-#: Messages of one team waiting to be handled; beyond this the middleware stops reading its socket.
-QUEUE_MAX = 256
-#: Bytes the middleware lets pile up unread on a connection before dropping it.
-MAX_UNREAD_OUT = 1 << 20
 MAX_TEAM_MESSAGES = 1000        # messages a second read from one team; beyond, its socket waits (none lost)
-MAX_LOG_BYTES = 64 << 20        # of per-message events in the event log; then only the others
-#: Bytes read from a socket at a time.
-READ_CHUNK = 64 * 1024
-
-
-class EventLog:
-    """The middleware's JSON-lines log (one object per line, ``wall`` and ``ev`` first). Per-message
-    events are flushed at the end of each phase, every other event at once."""
-
-    def __init__(self, path: Path | None, max_bytes: int = MAX_LOG_BYTES):
-        self._file = open(path, "ab") if path else None
-        self._enc = msgspec.json.Encoder()
-        self.max_bytes, self.written, self.left_out = max_bytes, 0, 0
-
-    def __call__(self, ev: str, **fields) -> None:
-        if self._file:
-            per_message = ev in ("in", "out")
-            if per_message and self.written >= self.max_bytes:   # a bounded log: rare events only
-                if not self.left_out:
-                    self._write({"wall": round(time.time(), 6), "ev": "log_full", "bytes": self.written,
-                                 "note": "per-message events (in, out) are no longer written"})
-                self.left_out += 1
-                return
-            self._write({"wall": round(time.time(), 6), "ev": ev, **fields})
-            if not per_message:  # rare events at once; per-message ones at the end of a phase
-                self._file.flush()
-
-    def _write(self, record: dict) -> None:
-        line = self._enc.encode(record) + b"\n"
-        self.written += len(line)
-        self._file.write(line)
-
-    def flush(self) -> None:
-        if self._file:
-            self._file.flush()
-
-    def close(self) -> None:
-        if self._file:
-            if self.left_out:
-                self._write({"wall": round(time.time(), 6), "ev": "log_full", "left_out": self.left_out})
-            self._file.flush()
-            self._file.close()
-            self._file = None
-
-
-@dataclass
-class Link:
-    """One connected team or pauser."""
-
-    side: str
-    name: str
-    writer: asyncio.StreamWriter
-    queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(QUEUE_MAX))
-
-    def send(self, data: bytes) -> bool:
-        """Queue bytes for sending; False (and the connection closed) if the peer stopped reading."""
-        if self.writer.is_closing():
-            return False
-        if self.writer.transport.get_write_buffer_size() > MAX_UNREAD_OUT:
-            self.writer.close()
-            return False
-        self.writer.write(data)
-        return True
-
-
-@dataclass
-class MiddlewareOptions:
-    """Settings of :class:`Middleware` (the command line's options)."""
-
-    host: str = "127.0.0.1"
-    team_port: int = 28100
-    pauser_port: int = 28101
-    buffer: int = 25
-    eps1: float = 0.2
-    eps2: float = 0.05
-    seed: int = 0
-    hello_timeout: float = 10.0
-    log: Path | None = None
-
-
-class _Lines:
-    """Lines from a TCP stream, a batch (everything one read brought) at a time; None stands for an
-    oversized line. ``first()`` takes one line and keeps the rest of its batch for ``batch()``."""
-
-    def __init__(self, reader: asyncio.StreamReader):
-        self.reader = reader
-        self.splitter = LineSplitter()
-        self.kept: list = []
-
-    async def batch(self) -> list | None:
-        """The next lines, or None once the peer closed."""
-        if self.kept:
-            out, self.kept = self.kept, []
-            return out
-        while True:
-            try:
-                data = await self.reader.read(READ_CHUNK)
-            except (ConnectionError, OSError):
-                return None
-            if not data:
-                return None
-            lines = self.splitter.feed(data)
-            if lines:
-                return lines
-
-    async def first(self):
-        """The first line; raises EOFError if the peer closed before sending one."""
-        lines = await self.batch()
-        if lines is None:
-            raise EOFError
-        self.kept = lines[1:]
-        return lines[0]
 
 
 class Middleware:
     """The middleware server. ``await start()`` binds both ports (``team_port``/``pauser_port``
-    are then the real ones, useful with port 0), ``await run()`` serves until :meth:`stop`.
-    Raises OSError from ``start`` if a port cannot be bound."""
+    are then the real ones, useful with port 0), ``await run()`` serves until :meth:`stop` or the
+    end of the match. Raises OSError from ``start`` if a port cannot be bound, ValueError for
+    inconsistent options."""
 
     def __init__(self, options: MiddlewareOptions):
+        if options.referee not in ("none", "auto", "refbox"):
+            raise ValueError(f"referee must be none, auto or refbox, not {options.referee!r}")
         self.options = options
-        self.match = Match(options.buffer, options.eps1, options.eps2, options.seed)
+        self.match = Match(options.buffer, options.eps1, options.eps2, options.seed, options.horizon)
         self.log = EventLog(options.log)
         self.teams: dict[str, Link] = {}
         self.pausers: dict[str, Link] = {}
         self.team_names: dict[str, str] = {}
         self.started = False
+        self.ended = False
         self.paused = {side: False for side in SIDES}
+        self.resumed_at = {side: time.monotonic() for side in SIDES}
+        self.away_since: dict[str, float] = {}
+        self.timed_out: set[str] = set()
+        self.game = GameState()
+        self.auto = AutoReferee(options.half, options.delay, options.pause) if options.referee == "auto" else None
+        self.refbox: RefboxBridge | None = None
+        self.view: MatchView | None = None
+        self.calls = 0
         self._seq = 0
         self._phase_due = False
         self._stop = asyncio.Event()
         self._pausers_ready = asyncio.Event()
         self._ball_side: str | None = None
         self._handlers: set[asyncio.Task] = set()
+        self._tasks: list[asyncio.Task] = []
         self.team_port = self.pauser_port = 0
 
     async def start(self) -> None:
         o = self.options
-        self._pauser_server = await asyncio.start_server(self._pauser_conn, o.host, o.pauser_port, limit=MAX_LINE)
-        self._team_server = await asyncio.start_server(self._team_conn, o.host, o.team_port, limit=MAX_LINE,
-                                                       start_serving=False)
+        self._pauser_server = await asyncio.start_server(self._pauser_conn, o.pauser_host or o.host, o.pauser_port,
+                                                         limit=MAX_LINE, ssl=o.tls)
+        self._team_server = await asyncio.start_server(self._team_conn, o.team_host or o.host, o.team_port,
+                                                       limit=MAX_LINE, start_serving=False, ssl=o.tls)
         self.pauser_port = self._pauser_server.sockets[0].getsockname()[1]
         self.team_port = self._team_server.sockets[0].getsockname()[1]
-        self.log("listening", host=o.host, teamPort=self.team_port, pauserPort=self.pauser_port,
-                 buffer=o.buffer, eps1=o.eps1, eps2=o.eps2, seed=o.seed)
+        self.log("listening", host=o.team_host or o.host, pauserHost=o.pauser_host or o.host,
+                 teamPort=self.team_port, pauserPort=self.pauser_port, buffer=o.buffer, eps1=o.eps1, eps2=o.eps2,
+                 horizon=self.match.horizon, seed=o.seed, referee=o.referee, tls=o.tls is not None,
+                 tokens=sorted(o.tokens))
 
     def stop(self) -> None:
         """Ask :meth:`run` to end (resuming both simulators first)."""
@@ -204,6 +132,12 @@ class Middleware:
             return
         await self._team_server.start_serving()
         self.log("teams_open", teamPort=self.team_port)
+        self._tasks.append(asyncio.ensure_future(self._ticker()))
+        o = self.options
+        if o.referee == "refbox":
+            self.refbox = RefboxBridge(o.refbox_host, o.refbox_port, o.addresses, o.sources, self._refbox_command,
+                                       self.log)
+            self._tasks.append(asyncio.ensure_future(self.refbox.run()))
         await self._stop.wait()
 
     def _phase(self) -> None:
@@ -240,7 +174,7 @@ class Middleware:
                 return False
         return True
 
-    def _handle(self, link: Link, item, size: int) -> None:
+    def _handle(self, link: Link, item, size: int, raw: bytes | None) -> None:
         side = link.side
         if isinstance(item, str):
             self.log("in", side=side, type="invalid", bytes=size)
@@ -248,30 +182,113 @@ class Middleware:
         kind = type(item).__name__.lower()
         self.log("in", side=side, type=kind, bytes=size, t=getattr(item, "t", None),
                  tOther=self.match.times.get(other(side)))
-        if isinstance(item, State):
-            try:
-                ball_side = self.match.on_state(side, item)
-            except (TimeOrderError, ValueError) as exc:
-                return self._error(link, str(exc), "state")
-            if ball_side != self._ball_side:
-                self._ball_side = ball_side
-                self.log("ball", side=ball_side, t=item.t, by=side)
+        if isinstance(item, (State, WorldState)):
+            self._on_state(link, item, raw)
         elif isinstance(item, Request):
             try:
                 reply = self.match.on_request(side, item)
             except LookupError as exc:
-                return self._error(link, f"cannot answer yet: {exc}", "request")
-            data = encode(reply)
-            link.send(data)
-            self.log("out", side=side, type="reply", bytes=len(data), t=item.t,
+                return self._error(link, f"cannot answer yet: {exc}", "request", item.id)
+            size = link.send(reply)
+            self.log("out", side=side, type="reply", bytes=size, t=item.t, id=item.id,
                      estimate=reply.estimate, ballFrom=reply.ballFrom)
-        else:
+        elif isinstance(item, Subscribe):
+            self.match.subscribe(side, item.period)
+            self.log("subscribe", side=side, period=item.period)
+        elif isinstance(item, Hello):
             self._error(link, "hello was already received on this connection", "hello")
 
-    def _error(self, link: Link, message: str, in_reply_to: str) -> None:
-        data = encode(Error(message, in_reply_to))
-        link.send(data)
-        self.log("error", side=link.side, message=message, inReplyTo=in_reply_to, bytes=len(data))
+    def _on_state(self, link: Link, item: State | WorldState, raw: bytes | None) -> None:
+        side = link.side
+        if isinstance(item, WorldState):
+            if self.refbox is not None and raw is not None:
+                self.refbox.forward(side, raw)          # to the RefBox as the team sent it
+            state = item.to_state()
+            if state is None:
+                if item.t is None and not link.told_no_t:
+                    link.told_no_t = True
+                    self._error(link, "a worldstate without t (the team's simulation time, s) is passed on to "
+                                "the RefBox but not stored: add t to share it with the opponent", "worldstate")
+                return
+        else:
+            state = item
+            if self.refbox is not None:
+                self.refbox.forward(side, lambda name=link.name, state=state: worldstate(name, state))
+        common = self.match.common
+        try:
+            ball_side = self.match.on_state(side, state)
+        except (TimeOrderError, ValueError) as exc:
+            return self._error(link, str(exc), "state" if isinstance(item, State) else "worldstate")
+        if ball_side != self._ball_side:
+            self._ball_side = ball_side
+            self.log("ball", side=ball_side, t=self.match.common, by=side)
+        pushed = self.match.pushed(side)
+        if pushed is not None:
+            size = link.send(pushed)
+            self.log("out", side=side, type="reply", bytes=size, t=pushed.t, estimate=pushed.estimate,
+                     ballFrom=pushed.ballFrom, pushed=True)
+        if self.match.common > common:
+            self._common_moved(self.match.common)
+
+    def _common_moved(self, t: float) -> None:
+        """Both teams have reached ``t``: the auto referee looks at the ball, the view draws."""
+        states = self.match.snapshot_at(t)
+        if states is None:
+            return
+        owner = self.match.owner_at(t)
+        if self.auto is not None and not self.ended:
+            ball = states[owner].ball if owner == SIDES[0] else tuple(-v for v in states[owner].ball[:2])
+            for call in self.auto.update(t, (ball[0], ball[1])):
+                self._call(call)
+            if self.game.over and not self.ended:
+                self._end("the auto referee ended the game")
+        if self.view is not None:
+            self.view.update(t, states, owner, self.team_names, self.game)
+
+    def _error(self, link: Link, message: str, in_reply_to: str, request_id: int | None = None) -> None:
+        size = link.send(Error(message, in_reply_to, request_id))
+        self.log("error", side=link.side, message=message, inReplyTo=in_reply_to, id=request_id, bytes=size)
+
+    # -- referee ----------------------------------------------------------------------------------
+
+    def _refbox_command(self, call: Call, message: RefboxCommand) -> None:
+        if call.side is None and message.targetTeam:
+            self.log("refbox_error", message=f"{message.command} for {message.targetTeam!r}, which is neither "
+                     f"side's address ({self.options.addresses}): sent to both teams as it is")
+        self._call(call, message.targetTeam)
+        if self.game.over and not self.ended:
+            self._end("the RefBox ended the game")
+
+    def _address(self, side: str) -> str:
+        """The address ``side``'s software answers to: its hello's, else the RefBox's for it."""
+        link = self.teams.get(side)
+        return (link.address if link is not None and link.address else "") or self.options.addresses[side]
+
+    def _call(self, call: Call, raw_target: str | None = None) -> None:
+        """Send a referee command to both teams, stamped with one simulation time."""
+        self.calls += 1
+        t = round(max(self.match.times.values(), default=0.0) + self.options.lead, 6)
+        self.game.apply(call)
+        self.log("referee", seq=self.calls, t=t, command=call.command, target=call.side, robotID=call.robot,
+                 state=self.game.label())
+        for side, link in self.teams.items():
+            address, target = addressed(call, side, self._address(side), self._address(other(side)), raw_target)
+            link.send(Referee(self.calls, t, call.command, address, target, call.robot))
+
+    def _end(self, reason: str) -> None:
+        """The match is over: tell both teams, resume both, stop after ``linger`` s."""
+        self.ended = True
+        self.log("end", reason=reason, score=self.game.score, t1=self.match.times.get(SIDES[0]),
+                 t2=self.match.times.get(SIDES[1]))
+        for side, link in self.teams.items():
+            link.send(End(reason, (self.game.score[side], self.game.score[other(side)])))
+        self._command_pausers("match over")
+        if self.view is not None:
+            t = self.match.common
+            if (states := self.match.snapshot_at(t)) is not None:     # the last frame shows the end
+                self.view.update(t, states, self.match.owner_at(t), self.team_names, self.game, force=True)
+            self.view.close({"score": self.game.score, "reason": reason})
+        asyncio.get_running_loop().call_later(self.options.linger, self._stop.set)
 
     # -- time-synchronisation phase -----------------------------------------------------------
 
@@ -283,8 +300,13 @@ class Middleware:
         self._command_pausers(transition.event if transition else None)
 
     def _wanted_paused(self, side: str) -> bool:
-        if self.started and other(side) not in self.teams:
-            return True  # the other team is away (thesis 5.3)
+        if self.ended:
+            return False
+        opponent = other(side)
+        if self.started and opponent not in self.teams:
+            # the other team is away (thesis 5.3): wait for it, but not for ever
+            return opponent not in self.timed_out and \
+                time.monotonic() - self.away_since.get(opponent, 0.0) < self.options.away
         return self.match.sync.paused(SIDES.index(side) + 1)
 
     def _command_pausers(self, event: str | None) -> None:
@@ -294,7 +316,10 @@ class Middleware:
             want = self._wanted_paused(side)
             if want != self.paused[side]:
                 self.paused[side] = want
-                reason = event or ("opponent away" if want else "opponent back")
+                if not want:
+                    self.resumed_at[side] = time.monotonic()
+                reason = event or ("opponent away" if want else "opponent back" if other(side) in self.teams
+                                   else "opponent gone")
                 self._send_command(side, "pause" if want else "resume", reason)
 
     def _send_command(self, side: str, action: str, reason: str) -> None:
@@ -304,14 +329,35 @@ class Middleware:
         self.log("command", side=side, action=action, reason=reason, seq=self._seq, t1=t1, t2=t2,
                  delivered=pauser is not None)
         if pauser is not None:
-            pauser.send(encode(Command(self._seq, action, reason, t1, t2)))
+            pauser.send(Command(self._seq, action, reason, t1, t2))
+
+    # -- heartbeats and timeouts --------------------------------------------------------------------
+
+    async def _ticker(self) -> None:
+        """Every tenth of a second: heartbeats when due, silent teams dropped, away waits ended."""
+        o, beat = self.options, 0.0
+        while not self._stop.is_set():
+            await asyncio.sleep(0.1)
+            now = time.monotonic()
+            if now - beat >= o.heartbeat:
+                beat = now
+                for link in self.teams.values():
+                    link.send(Heartbeat())
+            for side, link in list(self.teams.items()):
+                quiet = now - max(link.heard, self.resumed_at[side])
+                if self.started and not self.paused[side] and not self.ended and quiet > o.timeout:
+                    self.log("team_timeout", side=side, teamName=link.name, silentFor=round(quiet, 3))
+                    self.timed_out.add(side)
+                    link.writer.close()
+            self._command_pausers(None)
+            self.log.flush()
 
     # -- connections ----------------------------------------------------------------------------
 
     async def _hello(self, reader, decode):
-        """The first message of a connection with the connection's :class:`_Lines`, or None and
-        what was wrong (no hello within the timeout, a closed stream, an invalid line)."""
-        lines = _Lines(reader)
+        """The first message of a connection with the connection's :class:`Lines`, or None and
+        what was wrong (no hello within the timeout, a closed stream, an invalid message)."""
+        lines = Lines(reader)
         try:
             line = await asyncio.wait_for(lines.first(), self.options.hello_timeout)
         except asyncio.TimeoutError:
@@ -319,16 +365,22 @@ class Middleware:
         except EOFError:
             return None, lines, "closed before saying hello"
         if line is None:
-            return None, lines, f"line longer than {MAX_LINE} bytes"
+            return None, lines, f"message longer than {MAX_LINE} bytes"
         try:
             return decode(line), lines, ""
         except ProtocolError as exc:
             return None, lines, str(exc)
 
-    async def _refuse(self, writer, peer, message: str, what: str) -> None:
+    def _token_problem(self, side: str, token: str) -> str:
+        want = self.options.tokens.get(side)
+        if want and not hmac.compare_digest(want.encode(), token.encode()):
+            return f"wrong or missing token for the {side} side"
+        return ""
+
+    async def _refuse(self, writer, peer, message: str, what: str, end: bytes = b"\n") -> None:
         self.log(f"{what}_refused", peer=peer, message=message)
         try:
-            writer.write(encode(Error(message, "hello")))
+            writer.write(encode(Error(message, "hello"), end))
             await asyncio.wait_for(writer.drain(), 1.0)
         except (ConnectionError, OSError, asyncio.TimeoutError):
             pass
@@ -345,6 +397,8 @@ class Middleware:
         hello, lines, problem = await self._hello(reader, decode_pauser)
         if hello is not None and not isinstance(hello, PauserHello):
             hello, problem = None, "the first line of a pauser must be a pauser_hello"
+        if hello is not None and (problem := self._token_problem(hello.side, hello.token)):
+            hello = None
         if hello is not None and hello.side in self.pausers:
             hello, problem = None, f"a pauser for {hello.side} is connected already"
         if hello is None:
@@ -367,7 +421,7 @@ class Middleware:
                 if isinstance(report, Report):
                     self.log("pauser_report", side=link.side, **msgspec.structs.asdict(report))
                 else:
-                    link.send(encode(Error(problem or "a pauser sends only reports after its hello", "")))
+                    link.send(Error(problem or "a pauser sends only reports after its hello", ""))
                     self.log("error", side=link.side, pauser=True, message=problem or "unexpected message")
         del self.pausers[link.side]
         self.log("pauser_disconnected", side=link.side)
@@ -381,6 +435,32 @@ class Middleware:
         except asyncio.CancelledError:
             writer.close()
 
+    def _check_hello(self, hello) -> str:
+        if not isinstance(hello, Hello):
+            return "the first message of a team must be a hello"
+        if problem := self._token_problem(hello.side, hello.token):
+            return problem
+        if self.options.names.get(hello.side, hello.teamName) != hello.teamName:
+            return f"the {hello.side} side is {self.options.names[hello.side]!r}'s in this match, not {hello.teamName!r}'s"
+        if hello.side in self.teams:
+            return f"the {hello.side} side is connected already"
+        if self.team_names.get(hello.side, hello.teamName) != hello.teamName:
+            return f"the {hello.side} side belongs to {self.team_names[hello.side]!r}; {hello.teamName!r} cannot take it"
+        if self.ended:
+            return "the match is over"
+        return ""
+
+    def _begin(self) -> None:
+        """Both teams are in for the first time: the start signal, and the view of the match."""
+        self.started = True
+        o = self.options
+        for s, team in self.teams.items():
+            team.send(Start(s, self.team_names[other(s)], o.heartbeat, o.timeout))
+        self.log("start", teams=self.team_names)
+        if o.record is not None or o.web is not None:
+            self.view = MatchView(o.web, o.record, {"teams": self.team_names, "referee": o.referee,
+                                                    "seed": o.seed, "eps1": o.eps1, "eps2": o.eps2})
+
     async def _serve_team(self, reader, writer) -> None:
         self._track()
         sock = writer.get_extra_info("socket")
@@ -388,32 +468,46 @@ class Middleware:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         peer = "%s:%s" % writer.get_extra_info("peername")[:2]
         hello, lines, problem = await self._hello(reader, decode_team)
-        if hello is not None and not isinstance(hello, Hello):
-            hello, problem = None, "the first line of a team must be a hello"
+        end = lines.splitter.terminator or b"\n"
         if hello is not None:
-            if hello.side in self.teams:
-                hello, problem = None, f"the {hello.side} side is connected already"
-            elif self.team_names.get(hello.side, hello.teamName) != hello.teamName:
-                hello, problem = None, (f"the {hello.side} side belongs to {self.team_names[hello.side]!r}; "
-                                        f"{hello.teamName!r} cannot take it")
-        if hello is None:
-            return await self._refuse(writer, peer, problem, "team")
+            problem = self._check_hello(hello)
+        if problem:
+            return await self._refuse(writer, peer, problem, "team", end)
         side = hello.side
-        link = Link(side, hello.teamName, writer)
+        link = Link(side, hello.teamName, writer, end, hello.address)
         back = side in self.team_names
         self.team_names[side] = hello.teamName
         self.teams[side] = link
-        self.log("team_connected", side=side, teamName=hello.teamName, peer=peer, reconnect=back)
+        self.away_since.pop(side, None)
+        self.timed_out.discard(side)
+        self.log("team_connected", side=side, teamName=hello.teamName, peer=peer, reconnect=back,
+                 framing="nul" if end == b"\0" else "newline")
         if not self.started and len(self.teams) == 2:
-            self.started = True
-            for s, team in self.teams.items():
-                team.send(encode(Start(s, self.team_names[other(s)])))
-            self.log("start")
+            self._begin()
         elif self.started:
-            link.send(encode(Start(side, self.team_names.get(other(side), ""))))
+            link.send(Start(side, self.team_names.get(other(side), ""), self.options.heartbeat, self.options.timeout))
+            if other(side) in self.teams:
+                self.teams[other(side)].send(Opponent(True, "reconnected"))
         self._command_pausers(None)
+        await self._read_team(link, lines)
+        # Let the main loop handle what is still queued before the side is freed.
+        while not link.queue.empty() and not self._stop.is_set():
+            self._schedule_phase()
+            await asyncio.sleep(0.001)
+        del self.teams[side]
+        self.away_since[side] = time.monotonic()
+        self.log("team_disconnected", side=side, teamName=hello.teamName)
+        writer.close()
+        if other(side) in self.teams and not self.ended:
+            reason = "sent nothing for %g s" % self.options.timeout if side in self.timed_out else "disconnected"
+            self.teams[other(side)].send(Opponent(False, reason))
+        self._command_pausers(None)
+        self.log.flush()
+
+    async def _read_team(self, link: Link, lines: Lines) -> None:
         window, count = time.monotonic(), 0          # the team's messages this second
         while (batch := await lines.batch()) is not None:
+            link.heard = time.monotonic()
             count += len(batch)
             if count > MAX_TEAM_MESSAGES:            # read no more of this team until the second is over
                 try:                                 # (or the middleware stops)
@@ -424,35 +518,35 @@ class Middleware:
                 window, count = time.monotonic(), 0
             for line in batch:
                 if line is None:
-                    item, size = f"line longer than {MAX_LINE} bytes: dropped", MAX_LINE
+                    item, size = f"message longer than {MAX_LINE} bytes: dropped", MAX_LINE
                 else:
                     size = len(line) + 1
                     try:
                         item = decode_team(line)
                     except ProtocolError as exc:
                         item = f"invalid message: {exc}"
+                entry = (item, size, line if isinstance(item, WorldState) else None)
                 if link.queue.full():
                     self._schedule_phase()
-                    await link.queue.put((item, size))  # stops reading this socket until drained
+                    await link.queue.put(entry)  # stops reading this socket until drained
                 else:
-                    link.queue.put_nowait((item, size))
+                    link.queue.put_nowait(entry)
             self._phase()  # everything this read brought is queued: handle it now
-        # Let the main loop handle what is still queued before the side is freed.
-        while not link.queue.empty() and not self._stop.is_set():
-            self._schedule_phase()
-            await asyncio.sleep(0.001)
-        del self.teams[side]
-        self.log("team_disconnected", side=side, teamName=hello.teamName)
-        writer.close()
-        self._command_pausers(None)
-        self.log.flush()
 
     async def _shutdown(self) -> None:
-        """Resume both simulators, close every connection, flush the log."""
+        """Resume both simulators, tell the teams, close every connection, flush the logs."""
         for side in SIDES:
             if self.paused[side]:
                 self.paused[side] = False
                 self._send_command(side, "resume", "middleware stopping")
+        if not self.ended:
+            for side, link in self.teams.items():
+                link.send(End("the middleware stops", (self.game.score[side], self.game.score[other(side)])))
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.refbox is not None:
+            self.refbox.close()
         for link in list(self.pausers.values()) + list(self.teams.values()):
             try:
                 await asyncio.wait_for(link.writer.drain(), 1.0)
@@ -467,5 +561,7 @@ class Middleware:
             for task in still:
                 task.cancel()
             await asyncio.gather(*still, return_exceptions=True)
+        if self.view is not None:
+            self.view.close()
         self.log("stopped")
         self.log.close()

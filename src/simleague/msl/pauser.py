@@ -20,7 +20,7 @@ import time
 
 import psutil
 
-from .messages import MAX_LINE, Command, Error, LineSplitter, PauserHello, ProtocolError, Report
+from .messages import MAX_LINE, Command, Error, MessageSplitter, PauserHello, ProtocolError, Report
 from .messages import decode_to_pauser, encode
 
 log = logging.getLogger("simleague.msl.pauser")
@@ -134,14 +134,15 @@ class Pauser:
     """Serve one side's simulator for the middleware at ``host:port``.
 
     ``min_gap`` (s) is kept between a pause and the following resume; ``reconnect`` (s) is how long
-    to keep trying to reach the middleware (at start and after a loss) before :meth:`run` returns.
+    to keep trying to reach the middleware (at start and after a loss) before :meth:`run` returns;
+    ``token`` is the match's token for the side, ``tls`` an SSL context to speak TLS.
     When the middleware goes away the pauser resumes its target first, so a simulator is never left
     frozen.
     """
 
     def __init__(self, backend, side: str, host: str = "127.0.0.1", port: int = 28101,
-                 min_gap: float = 0.25, reconnect: float = 10.0):
-        self.backend, self.side = backend, side
+                 min_gap: float = 0.25, reconnect: float = 10.0, token: str = "", tls=None):
+        self.backend, self.side, self.token, self.tls = backend, side, token, tls
         self.host, self.port = host, port
         self.min_gap, self.reconnect = min_gap, reconnect
         self._paused_at: float | None = None
@@ -150,9 +151,11 @@ class Pauser:
 
     def _connect(self) -> socket.socket | None:
         deadline = time.monotonic() + self.reconnect
-        while not self.stopping:
+        while not self.stopping and not self._target_gone():
             try:
                 sock = socket.create_connection((self.host, self.port), timeout=2.0)
+                if self.tls is not None:
+                    sock = self.tls.wrap_socket(sock, server_hostname=self.host)
             except OSError:
                 if time.monotonic() > deadline:
                     return None
@@ -160,7 +163,7 @@ class Pauser:
                 continue
             sock.settimeout(None)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.sendall(encode(PauserHello(self.side, self.backend.name, self.backend.target)))
+            sock.sendall(encode(PauserHello(self.side, self.backend.name, self.backend.target, self.token)))
             return sock
         return None
 
@@ -186,14 +189,22 @@ class Pauser:
         want = "paused" if command.action == "pause" else "running"
         return Report(command.seq, command.action, ok and state == want, state[:64], round(ms, 3), detail)
 
+    def _target_gone(self) -> bool:
+        try:
+            return self.backend.state() in ("gone", "exited", "dead")
+        except Exception:
+            return False
+
     def run(self) -> int:
-        """Serve until the middleware is gone for longer than ``reconnect``; returns an exit code."""
+        """Serve until the middleware is gone for longer than ``reconnect`` (exit code 1), or has
+        gone and the simulator too (the match is over: 0); 2 if the middleware refused us."""
         while not self.stopping:
             sock = self._connect()
             if sock is None:
-                if not self.stopping:
-                    log.error("no middleware at %s:%d", self.host, self.port)
-                return 0 if self.stopping else 1
+                if self.stopping or self._target_gone():
+                    return 0
+                log.error("no middleware at %s:%d", self.host, self.port)
+                return 1
             try:
                 self._serve(sock)
                 if self.refused:
@@ -207,10 +218,12 @@ class Pauser:
                     except Exception as exc:
                         log.error("could not resume %s: %s", self.backend.target, exc)
                     self._paused_at = None
+            if self._target_gone():
+                return 0                                 # nothing left to pause: the match is over
         return 0
 
     def _serve(self, sock: socket.socket) -> None:
-        splitter = LineSplitter(MAX_LINE)
+        splitter = MessageSplitter(MAX_LINE)
         while not self.stopping:
             try:
                 data = sock.recv(65536)
