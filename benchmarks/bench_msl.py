@@ -72,11 +72,11 @@ def main() -> None:
     floors, p50s, p99s, syncs = [], [], [], []
     for k in range(args.repeat):
         floors.append(floor(args.seconds / 2))
-        same = run_demo(seconds=args.seconds, slow=1.0)
+        same = run_demo(seconds=args.seconds, slow=1.0, exchange="request")
         for team in same["teams"]:
             p50s.append(team["latency"]["p50_ms"])
             p99s.append(team["latency"]["p99_ms"])
-        syncs.append(run_demo(seconds=args.seconds, slow=0.7)["sync"])
+        syncs.append(run_demo(seconds=args.seconds, slow=0.7, exchange="request")["sync"])
         print(f"run {k + 1}: floor p50 {floors[-1]['p50_ms']:.3f} p99 {floors[-1]['p99_ms']:.3f} ms; "
               f"middleware p50 {p50s[-2]:.3f}/{p50s[-1]:.3f} p99 {p99s[-2]:.3f}/{p99s[-1]:.3f} ms; "
               f"sync max {syncs[-1]['dt_max_s']} s, over eps1 {syncs[-1]['samples_over_eps1']}, "
