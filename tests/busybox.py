@@ -5,22 +5,15 @@ import io
 import shutil
 import tarfile
 
-import pytest
+from system import need_docker
 
 
 def busybox_image(repository: str, tag: str, applets: tuple[str, ...], files: dict[str, str] | None = None):
     """Import the image ``repository:tag`` (with ``files``: path in the image -> text, executable;
-    None makes the path a link to ``usr/<path>``) and return the docker client. Fails the test (with what to install) without a running docker
-    engine or a static busybox."""
-    import docker
-
-    try:
-        client = docker.from_env()
-        client.ping()
-    except docker.errors.DockerException as exc:
-        pytest.fail(f"these tests need a running docker engine (apt-get install docker.io; dockerd &): {exc}")
+    None makes the path a link to ``usr/<path>``) and return the docker client. Skips the test
+    (with what to install) without a running docker engine or a static busybox (:mod:`system`)."""
+    client = need_docker()
     busybox = shutil.which("busybox")
-    assert busybox, "these tests need a static busybox (apt-get install busybox-static)"
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         tar.add(busybox, arcname="bin/busybox")

@@ -27,6 +27,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from golden import LABS
+from system import missing
 from simleague.recorder import read_log
 
 LAB = LABS / "CiberRato2008" / "Ciber2008_FinalLab.xml"
@@ -96,6 +97,8 @@ def cli():
 
 @pytest.fixture(scope="module")
 def browser():
+    if not Path(CHROMIUM).exists():
+        missing("Debian's chromium (for the browser tests)", "apt-get install chromium")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
