@@ -8,9 +8,8 @@ y across (cyan's -x), headings in degrees; cyan plays on the left, as the RefBox
 A frame goes out every :data:`FRAME_PERIOD` s of simulation time, to the page and to the run log
 (:mod:`simleague.recorder`, format ``msl``); ``simleague msl replay LOG --web PORT`` plays a log.
 
-The field and its markings are those of the MSL rules (18 x 12 m field, penalty area 6.5 x 2.25 m,
-goal area 3.5 x 0.75 m, centre circle of 2 m radius, penalty mark 3 m from the goal line, goal
-2 m wide and 0.6 m deep); colours are the RefBox's for the left and right teams.
+The field and its markings are the MSL rules' (:data:`simleague.viewer.fields.MSL`); colours are
+the RefBox's for the left and right teams.
 """
 
 from __future__ import annotations
@@ -21,23 +20,20 @@ from pathlib import Path
 
 from ..errors import ReplayError
 from ..recorder import LogError, Recorder, read_log
+from ..viewer import fields
 from ..viewer.server import ViewerOptions, WebViewer, serve_messages
 from .buffer import Snapshot, mirror
 from .messages import SIDES
-from .referee import FIELD_LENGTH, FIELD_WIDTH, GOAL_WIDTH, GameState
+from .referee import GameState
 
 LOG_FORMAT = "msl"
 FRAME_PERIOD = 0.04                 # s of simulation time between frames: 25 Hz, as the other worlds
 COLOURS = {"left": "#007BA7", "right": "#C240BC"}      # RefBox2015 appearance.default{Left,Right}TeamColor
-FIELD = {"length": FIELD_LENGTH, "width": FIELD_WIDTH, "goal_width": GOAL_WIDTH, "goal_depth": 0.6,
-         "penalty_length": 2.25, "penalty_width": 6.5, "goal_area_length": 0.75, "goal_area_width": 3.5,
-         "penalty_mark": 3.0, "circle": 2.0}
 
 
 def scene(mode: str) -> dict:
     """The ``scene`` message of the MSL field (``mode`` "live" or "replay")."""
-    return {"type": "scene", "mode": mode, "title": "MSL simulated match", "field": dict(FIELD),
-            "colours": dict(COLOURS)}
+    return fields.scene("MSL simulated match", mode, fields.MSL, COLOURS)
 
 
 def to_field(x: float, y: float, heading: float | None = None) -> tuple:
@@ -72,7 +68,7 @@ class MatchView:
 
     def __init__(self, viewer: WebViewer | None = None, log: Path | None = None, header: dict | None = None):
         self.viewer = viewer
-        self.recorder = Recorder(log, LOG_FORMAT, {"field": FIELD, **(header or {})}) if log else None
+        self.recorder = Recorder(log, LOG_FORMAT, {"field": fields.MSL.message(), **(header or {})}) if log else None
         self.next = 0.0
         self.frames = 0
         if viewer is not None:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from ..errors import ReplayError
 from ..recorder import LogError, read_log
-from ..soccer.field import PENALTY_LENGTH, PENALTY_WIDTH
 from ..soccer.rules import SoccerRules, Team
+from ..viewer import fields
 from ..viewer.server import ViewerOptions, WebViewer, serve_messages
 from .game import Game
 
@@ -34,11 +34,7 @@ FRAME_EVERY = 2                     # cycles between frames: 25 Hz, as the monit
 
 def scene(rules: SoccerRules, mode: str) -> dict:
     """The ``scene`` message of a field (see the module docstring)."""
-    return {"type": "scene", "mode": mode, "title": "SimSpark soccer",
-            "field": {"length": rules.field_length, "width": rules.field_width,
-                      "goal_width": rules.goal_width, "goal_depth": rules.goal_depth,
-                      "penalty_length": PENALTY_LENGTH, "penalty_width": PENALTY_WIDTH + rules.goal_width,
-                      "circle": rules.free_kick_distance}}
+    return fields.scene("SimSpark soccer", mode, fields.simspark(rules))
 
 
 def frame(game: Game) -> dict:

@@ -1,5 +1,5 @@
-"""Humanoid virtual soccer games in the web viewer and in run logs: the same top view and messages
-as SimSpark games (``viewer/static/soccer.html``, :mod:`simleague.simspark.web`), with the team
+"""Humanoid virtual soccer games in the web viewer and in run logs: the soccer viewer's top view and
+messages (``viewer/static/soccer.html``; the league's field from :mod:`simleague.viewer.fields`), with the team
 on the left first, each team drawn in its own colour (red and blue; the teams change ends at half
 time, so every frame says which colour is on which side), the referee's game state (and set play)
 as the play mode and the model's name as the robot type.
@@ -16,7 +16,7 @@ import math
 from dataclasses import asdict
 
 from ..recorder import Recorder
-from ..simspark.web import scene
+from ..viewer import fields
 from ..viewer.server import WebViewer
 from .gamecontroller import (
     STATE2_CORNER_KICK,
@@ -66,17 +66,11 @@ def frame(match: Match, referee: HumanoidReferee, steps: int) -> dict:
 
 
 def humanoid_scene(match: Match, mode: str) -> dict:
-    """The ``scene`` message of a humanoid game: the title and the league's field markings
-    (:data:`~simleague.vhsc.setup.MARKINGS`: goal and penalty areas, penalty mark, centre
-    circle) on the field of its rules, the colours at kick-off."""
-    message = scene(match.world.rules, mode)
-    marks = MARKINGS[match.league]
-    message["title"] = f"Humanoid virtual soccer ({match.league} size)"
-    message["field"].update(penalty_length=marks.penalty_area[0], penalty_width=marks.penalty_area[1],
-                            goal_area_length=marks.goal_area[0], goal_area_width=marks.goal_area[1],
-                            penalty_mark=marks.penalty_mark, circle=marks.circle)
-    message["colours"] = {"left": COLOURS["red"], "right": COLOURS["blue"]}
-    return message
+    """The ``scene`` message of a humanoid game: the title and the league's field and markings
+    (:func:`simleague.viewer.fields.humanoid`), the colours at kick-off."""
+    drawing = fields.humanoid(match.world.rules, MARKINGS[match.league])
+    return fields.scene(f"Humanoid virtual soccer ({match.league} size)", mode, drawing,
+                        {"left": COLOURS["red"], "right": COLOURS["blue"]})
 
 
 def log_header(match: Match, seed: int) -> dict:
