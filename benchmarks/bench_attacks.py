@@ -256,7 +256,7 @@ def msl(seconds: float, tmp: Path) -> list[dict]:
     team_port, pauser_port = free_port(), free_port()
     rows = []
     with process("msl", "middleware", "--team-port", str(team_port), "--pauser-port", str(pauser_port),
-                 "--log", str(tmp / "mw.jsonl"), wait_port=pauser_port) as proc:
+                 "--events", str(tmp / "mw.jsonl"), wait_port=pauser_port) as proc:
         pausers = []
         for side in ("cyan", "magenta"):
             p = socket.create_connection(("127.0.0.1", pauser_port))

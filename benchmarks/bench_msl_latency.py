@@ -68,7 +68,7 @@ def one_run(seconds: float, delay_ms: float, exchange: str) -> list[float]:
     folder = Path(tempfile.mkdtemp(prefix="simleague-msl-latency-"))
     procs = []
     try:
-        mw = subprocess.Popen(simleague("middleware", "--team-port", "0", "--pauser-port", "0", "--log",
+        mw = subprocess.Popen(simleague("middleware", "--team-port", "0", "--pauser-port", "0", "--events",
                                         str(folder / "mw.jsonl")), stdout=subprocess.PIPE, text=True)
         procs.append(mw)
         ports = json.loads(mw.stdout.readline())

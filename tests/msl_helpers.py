@@ -73,7 +73,7 @@ class MiddlewareProcess:
     def __init__(self, log: Path, *extra: str):
         self.log = log
         self.proc = subprocess.Popen(simleague("msl", "middleware", "--team-port", "0", "--pauser-port", "0",
-                                               "--log", str(log), *extra),
+                                               "--events", str(log), *extra),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if not line:

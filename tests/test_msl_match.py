@@ -283,9 +283,9 @@ def test_match_file_and_command_line_errors_are_one_line(tmp_path):
                         ('[referee]\nrefbox = "nohost"\n', "referee.refbox"),
                         ("[cyan\n", "not TOML")]:
         bad.write_text(text)
-        r = subprocess.run(simleague("msl", "middleware", "--match", str(bad), "--log", str(tmp_path / "l")),
+        r = subprocess.run(simleague("msl", "middleware", "--match", str(bad), "--events", str(tmp_path / "l")),
                            capture_output=True, text=True, timeout=30)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
-    r = subprocess.run(simleague("msl", "middleware", "--tls-cert", str(bad), "--log", str(tmp_path / "l")),
+    r = subprocess.run(simleague("msl", "middleware", "--tls-cert", str(bad), "--events", str(tmp_path / "l")),
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "needs both --tls-cert and --tls-key" in r.stderr

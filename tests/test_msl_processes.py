@@ -5,7 +5,6 @@ engine; a refereed two-half match of teams in containers, watched and recorded."
 import asyncio
 import json
 import os
-import shutil
 import socket
 import subprocess
 import time
@@ -17,6 +16,7 @@ import psutil
 import pytest
 from busybox import busybox_image, python_image
 from msl_helpers import simleague
+from system import need_program
 
 from simleague.msl.web import load_replay
 
@@ -30,7 +30,7 @@ UPDATE_PERIOD = 0.02  # a toy team sends a state every 20 ms of simulation time 
 
 def test_demo_keeps_simulation_times_within_eps1_plus_one_update_period(tmp_path):
     log = tmp_path / "mw.jsonl"
-    r = subprocess.run(simleague("msl", "demo", "--seconds", "8", "--slow", "0.6", "--log", str(log), "--json",
+    r = subprocess.run(simleague("msl", "demo", "--seconds", "8", "--slow", "0.6", "--events", str(log), "--json",
                                  "--exchange", "request"),
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
@@ -198,7 +198,7 @@ def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and
     port, record, log = _free_port(), tmp_path / "match.jsonl.gz", tmp_path / "mw.jsonl"
     demo = subprocess.Popen(simleague("msl", "demo", "--referee", "auto", "--half", "4", "--seconds", "120",
                                       "--slow", "0.7", "--docker", image, *[f"--docker-arg={m}" for m in mounts],
-                                      "--record", str(record), "--web", str(port), "--log", str(log), "--json"),
+                                      "--log", str(record), "--web", str(port), "--events", str(log), "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         seen = asyncio.run(_watch(f"ws://127.0.0.1:{port}/ws", 25))
@@ -235,12 +235,7 @@ def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and
 
 
 def test_the_example_compose_file_plays_a_match_with_docker_pausers(tmp_path):
-    compose = shutil.which("docker-compose")
-    if compose is None:
-        message = "the compose example needs docker-compose: apt-get install docker-compose"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    compose = need_program("docker-compose", "apt-get install docker-compose")
     client, image, mounts = python_image("simleague-test-python", "1")
     volumes = [mounts[i + 1] for i in range(0, len(mounts), 2)]
     override = {"services": {name: {"volumes": volumes} for name in

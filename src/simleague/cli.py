@@ -17,7 +17,7 @@ from .simspark.cli import app as simspark
 from .vhsc.cli import app as vhsc
 
 app = typer.Typer(help="Simulators and match infrastructure for networked robot competitions.",
-                  no_args_is_help=True, add_completion=False)
+                  rich_markup_mode=None, no_args_is_help=True, add_completion=False)
 app.add_typer(ciberrato, name="ciberrato")
 
 

@@ -17,7 +17,7 @@ from ..cli_common import (PORT, OutOpt, RayCpusOpt, RayOpt, RestartOpt, WebHostO
                           err, fail, interrupted, load_competition_file, run_competition_command, start_viewer)
 
 app = typer.Typer(help="The CiberRato maze competition (2008 rules, original UDP/XML protocol).",
-                  no_args_is_help=True)
+                  rich_markup_mode=None, no_args_is_help=True)
 
 
 LabOpt = typer.Option(None, "--lab", help="Lab file (default: the bundled default lab).")
@@ -46,7 +46,7 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
           seed: int = typer.Option(0, help="Seed of every random stream."),
           scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
           web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
-          verbose: bool = typer.Option(False, "--verbose", "-v")):
+          verbose: bool = typer.Option(False, "--verbose", "-v", help="Log registrations and drops on stderr.")):
     """Run the simulator for agents and viewers speaking the original protocol."""
     from .server import Server, ServerOptions
     from .web import LiveView
@@ -87,7 +87,10 @@ def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
 
 def _table(result: dict) -> Table:
     t = Table(title=f"{result['lab']}: {result['cycles']} of {result['sim_time']} cycles "
-                    f"({result['scoring']} scoring, {result['defaults']} defaults, seed {result['seed']})")
+                    f"({result['scoring']} scoring, {result['defaults']} defaults, seed {result['seed']})",
+              caption="Score: the rules' points, lower is better (ranked by score, then visiting time). Visiting "
+                      "time: the cycle the last target was reached (SimTime if not all were). Collisions: how many "
+                      "times it hit a wall or a robot. Times in cycles.")
     for col in ("Pos", "Name", "Score", "Visiting time", "Collisions", "State"):
         t.add_column(col)
     for r in result["robots"]:
@@ -157,7 +160,10 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
         if live:
             with live:
                 run_trial(sc, opts, progress, show, web_ready)
-        else:
+        else:                                  # no progress display: say what is going on
+            who = f"{agents} sample agent{'s' * (agents != 1)}" + (f", waiting for {wait_for} robots" if wait_for else "")
+            err.print(f"trial: {who}, {mode} clock; the first run compiles the simulator's kernels (a few seconds)",
+                      highlight=False, soft_wrap=True)
             run_trial(sc, opts, progress, show, web_ready)
     except TrialError as exc:
         fail(str(exc))
@@ -167,9 +173,10 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
 
 
 @app.command()
-def agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(6000, **PORT),
+def agent(host: str = typer.Option("127.0.0.1", help="The simulator's address."),
+          port: int = typer.Option(6000, **PORT, help="The simulator's UDP registration port."),
           pos: int = typer.Option(0, help="Grid position (0: first free)."),
-          name: str = typer.Option("simleague")):
+          name: str = typer.Option("simleague", help="The robot's name in the score table.")):
     """Run the sample agent against a simulator (ours or the original)."""
     from .agent import main
     raise typer.Exit(main(["--host", host, "--port", str(port), "--pos", str(pos), "--name", name]))

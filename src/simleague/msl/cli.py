@@ -14,8 +14,8 @@ from rich.table import Table
 
 from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, start_viewer
 
-app = typer.Typer(help="MSL simulated matches: middleware, pausers, team client, demo (thesis, seed 003).",
-                  no_args_is_help=True)
+app = typer.Typer(help="MSL simulated matches: middleware, pausers, team client, referee, demo.",
+                  rich_markup_mode=None, no_args_is_help=True)
 Side = typer.Option(..., "--side", help="cyan or magenta.")
 
 
@@ -67,7 +67,7 @@ def middleware(host: str = typer.Option("127.0.0.1", help="Address to bind (both
                pauser_port: int = typer.Option(28101, **PORT, help="TCP port for the two pausers (0: any free port)."),
                team_host: Optional[str] = typer.Option(None, help="Address for the team port (default --host)."),
                pauser_host: Optional[str] = typer.Option(None, help="Address for the pauser port (default --host)."),
-               buffer: int = typer.Option(25, help="States kept per team (N, thesis 4.2)."),
+               buffer: int = typer.Option(25, help="States kept per team to inter- and extrapolate from."),
                eps1: float = typer.Option(0.2, help="Pause when |t1 - t2| exceeds this (s of simulation time)."),
                eps2: float = typer.Option(0.05, help="Resume when |t1 - t2| is at most this (s)."),
                horizon: Optional[float] = typer.Option(None, help="Extrapolate at most this far past a team's "
@@ -93,10 +93,12 @@ def middleware(host: str = typer.Option("127.0.0.1", help="Address to bind (both
                half: Optional[float] = typer.Option(None, help="Auto referee: seconds of simulation time per "
                                                                "half (default 60)."),
                refbox: Optional[str] = typer.Option(None, help="The RefBox as HOST:PORT (default 127.0.0.1:28097)."),
-               record: Optional[Path] = typer.Option(None, help="Run log of the merged world (25 frames per "
+               record: Optional[Path] = typer.Option(None, "--log", help="Run log of the merged world (25 frames per "
                                                                 "simulated second), for msl replay."),
                web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
-               log: Path = typer.Option(Path("msl-middleware.jsonl"), help="JSON-lines event log (appended)."),
+               log: Path = typer.Option(Path("msl-middleware.jsonl"), "--events",
+                                        help="Event log: every connection, message, pause and command, JSON lines "
+                                             "(appended; msl report reads it)."),
                verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what the middleware does on stderr.")):
     """Run the match middleware. Prints {"teamPort": P, "pauserPort": Q} on stdout once listening."""
     import signal
@@ -128,7 +130,7 @@ def middleware(host: str = typer.Option("127.0.0.1", help="Address to bind (both
         log.parent.mkdir(parents=True, exist_ok=True)
         open(log, "ab").close()
     except OSError as exc:
-        fail(f"cannot write the log {log}: {exc.strerror}")
+        fail(f"cannot write the event log {log}: {exc.strerror}")
     sides = {"cyan": spec.cyan, "magenta": spec.magenta}
     tokens = {side: entry.token for side, entry in sides.items() if entry.token}
     tokens.update({side: tok for side, tok in (("cyan", token_cyan), ("magenta", token_magenta)) if tok})
@@ -169,7 +171,7 @@ def middleware(host: str = typer.Option("127.0.0.1", help="Address to bind (both
         typer.echo(json.dumps({"teamPort": mw.team_port, "pauserPort": mw.pauser_port,
                                "web": opts.web.url if opts.web is not None else None}))
         err.print(f"MSL middleware: pausers on {opts.pauser_host or host}:{mw.pauser_port}, teams on "
-                  f"{opts.team_host or host}:{mw.team_port}; referee {mode}; log {log}")
+                  f"{opts.team_host or host}:{mw.team_port}; referee {mode}; events in {log}")
         try:
             await mw.run()
         finally:
@@ -184,9 +186,9 @@ def pauser(backend: str = typer.Option(..., help="process or docker."),
            side: str = Side,
            pid: Optional[int] = typer.Option(None, help="Process to pause, with its children (process backend)."),
            container: Optional[str] = typer.Option(None, help="Container to pause (docker backend)."),
-           host: str = typer.Option("127.0.0.1", help="Middleware address."),
+           host: str = typer.Option("127.0.0.1", help="The middleware's address."),
            port: int = typer.Option(28101, **PORT, help="Middleware pauser port."),
-           min_gap: float = typer.Option(0.25, help="Least seconds between a pause and the next resume (thesis 6.2)."),
+           min_gap: float = typer.Option(0.25, help="Least seconds between a pause and the next resume (an unpause sent sooner can overtake the pause)."),
            reconnect: float = typer.Option(10.0, help="Seconds to keep trying to reach the middleware."),
            token: str = typer.Option("", help="The match's token for this side, if it has one."),
            tls_ca: Optional[Path] = typer.Option(None, help="Speak TLS, trusting this certificate (PEM)."),
@@ -228,13 +230,14 @@ def pauser(backend: str = typer.Option(..., help="process or docker."),
 
 @app.command()
 def team(name: str = typer.Option("Toy", help="Team name."), side: str = Side,
-         host: str = typer.Option("127.0.0.1"), port: int = typer.Option(28100, **PORT, help="Middleware team port."),
+         host: str = typer.Option("127.0.0.1", help="The middleware's address."),
+         port: int = typer.Option(28100, **PORT, help="The middleware's team port."),
          speed: float = typer.Option(1.0, help="Simulation seconds per wall second (0.7: a slower simulator)."),
          seconds: float = typer.Option(30.0, help="Wall seconds to play after the start (the end of the "
                                                   "match ends it sooner)."),
          seed: int = typer.Option(0, help="Seed of the toy simulator's robots."),
          exchange: str = typer.Option("subscribe", help="subscribe (the opponent pushed, never waiting) or "
-                                                        "request (ask and wait, alternating, as thesis 6.2)."),
+                                                        "request (ask and wait, alternating with the states)."),
          token: str = typer.Option("", help="The match's token for this side, if it has one."),
          tls_ca: Optional[Path] = typer.Option(None, help="Speak TLS, trusting this certificate (PEM).")):
     """Run the toy team simulator with its info exchanger (the demo's teams; an example to copy)."""
@@ -276,17 +279,18 @@ def demo(seconds: Optional[float] = typer.Option(None, help="Wall seconds to pla
          slow: float = typer.Option(0.7, help="Speed of the second simulator relative to the first."),
          eps1: float = typer.Option(0.2, help="Pause when |t1 - t2| exceeds this (s)."),
          eps2: float = typer.Option(0.05, help="Resume when |t1 - t2| is at most this (s)."),
-         buffer: int = typer.Option(25, help="States kept per team (N, thesis 4.2)."),
+         buffer: int = typer.Option(25, help="States kept per team to inter- and extrapolate from."),
          min_gap: float = typer.Option(0.25, help="Least seconds between a pause and the next resume."),
          referee: str = typer.Option("none", help="none, or auto: the built-in referee plays two halves."),
          half: float = typer.Option(10.0, help="Seconds of simulation time per half (auto referee)."),
          exchange: str = typer.Option("subscribe", help="How the teams get the opponent: subscribe or request."),
-         record: Optional[Path] = typer.Option(None, help="Run log of the merged world, for msl replay."),
+         record: Optional[Path] = typer.Option(None, "--log", help="Run log of the merged world, for msl replay."),
          web: Optional[int] = WebOpt,
          docker: Optional[str] = typer.Option(None, help="Run the teams in containers of this image (it must "
                                                           "have simleague), paused by the docker backend."),
          docker_arg: list[str] = typer.Option([], help="An extra word for docker run (repeat: -v, paths...)."),
-         log: Optional[Path] = typer.Option(None, help="Middleware log (default: a temporary folder)."),
+         log: Optional[Path] = typer.Option(None, "--events", help="The middleware's event log (default: in a "
+                                                                    "temporary folder)."),
          as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON.")):
     """Middleware, two pausers and two toy team simulators as processes (or containers); prints how
     well they kept time and, with a referee, the score."""
@@ -312,7 +316,7 @@ def demo(seconds: Optional[float] = typer.Option(None, help="Wall seconds to pla
     except DemoError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
-        interrupted(f"the middleware's log is in {log}" if log else "")
+        interrupted(f"the middleware's event log is in {log}" if log else "")
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
@@ -323,13 +327,13 @@ def demo(seconds: Optional[float] = typer.Option(None, help="Wall seconds to pla
                         f"in {t['wall']} s; {lat['n']} requests, round trip p50 {lat.get('p50_ms')} ms, "
                         f"p99 {lat.get('p99_ms')} ms; reconnects {t['reconnects']}; referee commands "
                         f"{len(t['applied'])}, goals {t['score']}" + (f"; {t['end']}" if t["end"] else ""))
-    Console().print(f"log: {result['log']}")
+    Console().print(f"events: {result['log']}" + (f"; run log: {record}" if record else ""))
 
 
 @app.command()
-def report(log: Path = typer.Argument(..., help="A middleware log (JSON lines)."),
+def report(log: Path = typer.Argument(..., help="A middleware event log (msl middleware --events FILE)."),
            eps1: Optional[float] = typer.Option(None, help="Threshold to count (default: the log's own).")):
-    """Time-synchronisation figures from a middleware log."""
+    """Time-synchronisation figures from a middleware event log."""
     from .demo import summarise
 
     try:
@@ -341,7 +345,7 @@ def report(log: Path = typer.Argument(..., help="A middleware log (JSON lines)."
 
 
 @app.command()
-def replay(log: Path = typer.Argument(..., help="A run log (msl middleware --record FILE)."),
+def replay(log: Path = typer.Argument(..., help="A run log (msl middleware --log FILE)."),
            web: int = typer.Option(8080, "--web", **PORT, help="Serve the web viewer on this TCP port (0: any free port)."),
            web_host: str = WebHostOpt):
     """Replay a recorded match in the web viewer (the merged world, with the referee's state)."""

@@ -138,7 +138,8 @@ def run_demo(seconds: float = 30.0, slow: float = 0.7, eps1: float = 0.2, eps2: 
              buffer: int = 25, min_gap: float = 0.25, log: Path | None = None, seed: int = 0,
              referee: str = "none", half: float = 60.0, record: Path | None = None, web: int | None = None,
              exchange: str = "subscribe", docker: str | None = None, docker_args: tuple[str, ...] = ()) -> dict:
-    """Play a demo match; returns ``{"sync": summarise(...), "teams": [team stats], "log": path,
+    """Play a demo match; ``log`` is the middleware's event log, ``record`` the run log of the
+    match. Returns ``{"sync": summarise(...), "teams": [team stats], "log": event log path,
     "ended": whether the referee ended it}``. Every process and container it started is gone when it
     returns or raises :class:`DemoError`."""
     if log is None:
@@ -160,10 +161,10 @@ def run_demo(seconds: float = 30.0, slow: float = 0.7, eps1: float = 0.2, eps2: 
 
     try:
         extra = ["--referee", referee, "--half", str(half)]
-        extra += ["--record", str(record)] if record is not None else []
+        extra += ["--log", str(record)] if record is not None else []
         extra += ["--web", str(web)] if web is not None else []
         mw = spawn("middleware", _cmd("middleware", "--team-port", "0", "--pauser-port", "0", "--buffer", str(buffer),
-                                      "--eps1", str(eps1), "--eps2", str(eps2), "--seed", str(seed), "--log", str(log),
+                                      "--eps1", str(eps1), "--eps2", str(eps2), "--seed", str(seed), "--events", str(log),
                                       *extra))
         ports_line = mw.stdout.readline()
         if not ports_line:

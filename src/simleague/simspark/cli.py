@@ -18,8 +18,8 @@ from ..cli_common import (PORT, OutOpt, RayCpusOpt, RayOpt, RestartOpt, WebHostO
                           interrupted, load_competition_file, run_competition_command, serve_until_stopped,
                           soccer_replay)
 
-app = typer.Typer(help="SimSpark-compatible 3D soccer on MuJoCo: agents on TCP 3100, monitors on 3200 (seed 002).",
-                  no_args_is_help=True)
+app = typer.Typer(help="SimSpark-compatible 3D soccer on MuJoCo: agents on TCP 3100, monitors on 3200.",
+                  rich_markup_mode=None, no_args_is_help=True)
 
 
 def _log_to(log: Optional[Path]) -> None:
@@ -152,7 +152,8 @@ def simspark_replay(log: Path = typer.Argument(..., help="A run log (serve or ma
 
 
 @app.command("agent")
-def simspark_agent(host: str = typer.Option("127.0.0.1"), port: int = typer.Option(3100, **PORT),
+def simspark_agent(host: str = typer.Option("127.0.0.1", help="The server's address."),
+                   port: int = typer.Option(3100, **PORT, help="The server's agent port."),
                    team: str = typer.Option("Sample", help="Team name."),
                    unum: int = typer.Option(0, help="Player number (0: the next free one)."),
                    robot_type: Optional[int] = typer.Option(None, "--type", help="Robot type 0-4."),

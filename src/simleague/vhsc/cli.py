@@ -13,8 +13,8 @@ import typer
 
 from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, serve_until_stopped, soccer_replay
 
-app = typer.Typer(help="Humanoid virtual soccer API: team configs, a TCP port per robot, protobuf (seeds 000/001).",
-                  no_args_is_help=True)
+app = typer.Typer(help="Humanoid virtual soccer API: team files, a TCP port per robot, protobuf, referee.",
+                  rich_markup_mode=None, no_args_is_help=True)
 
 
 def _teams(red: Path, blue: Path, league: str):
@@ -200,7 +200,8 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
                gc_address: Optional[str] = GcAddressOpt,
                gc_port: int = typer.Option(3838, **PORT, help="UDP port the GameController packets (RGme) go to."),
                gc_return_port: int = typer.Option(3939, **PORT, help="UDP port the robots' RGrt packets come to."),
-               red_base: int = typer.Option(10000), blue_base: int = typer.Option(10020),
+               red_base: int = typer.Option(10000, help="Red robot N listens on this + N."),
+               blue_base: int = typer.Option(10020, help="Blue robot N listens on this + N."),
                log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
                web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
                as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")):
