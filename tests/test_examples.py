@@ -1,0 +1,122 @@
+"""Every example in examples/ runs: each world's minimal agent against our server (real processes,
+real sockets on 127.0.0.1). The sample files are played elsewhere: the competition and tournament
+files by tests/test_competition.py, kid.json by tests/test_vhsc_match.py, the MSL compose file by
+tests/test_msl_processes.py."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from msl_helpers import MiddlewareProcess, simleague
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def free_port(kind=socket.SOCK_STREAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def example(path: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(EXAMPLES / path), *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def stop(proc: subprocess.Popen) -> str:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.stderr.read() if proc.stderr and not proc.stderr.closed else ""
+
+
+def test_the_ciberrato_wanderer_plays_a_trial():
+    port = free_port(socket.SOCK_DGRAM)
+    trial = subprocess.Popen(simleague("ciberrato", "trial", "--agents", "0", "--wait-for", "1", "--port", str(port),
+                                       "--json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        done = example("ciberrato/wanderer.py", "--port", str(port))
+        out, err = trial.communicate(timeout=120)
+    finally:
+        stop(trial)
+    assert done.returncode == 0, done.stderr
+    assert "Wanderer: drove" in done.stdout and int(done.stdout.split("drove ")[1].split()[0]) > 100
+    result = json.loads(out)
+    assert [r["name"] for r in result["robots"]] == ["Wanderer"], result
+
+
+def test_the_simspark_looker_sees_the_ball():
+    agent_port, monitor_port = free_port(), free_port()
+    server = subprocess.Popen(simleague("simspark", "serve", "--sync", "--no-realtime", "--agent-port", str(agent_port),
+                                        "--monitor-port", str(monitor_port)),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", agent_port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        done = example("simspark/looker.py", "--port", str(agent_port), "--seconds", "4")
+    finally:
+        err = stop(server)
+    assert done.returncode == 0, done.stdout + done.stderr + err
+    assert "saw the ball" in done.stdout
+
+
+def test_the_humanoid_head_shaker_moves_its_robots_head():
+    base = free_port()
+    team = str(EXAMPLES / "vhsc" / "kid.json")
+    server = subprocess.Popen(simleague("vhsc", "serve", "--red", team, "--blue", team,
+                                        "--red-base", str(base - 1), "--blue-base", str(base + 40),
+                                        "--gc-port", str(free_port(socket.SOCK_DGRAM)),
+                                        "--gc-return-port", str(free_port(socket.SOCK_DGRAM))),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", base), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        done = example("vhsc/head_shaker.py", "--address", f"127.0.0.1:{base}", "--seconds", "3")
+    finally:
+        err = stop(server)
+    assert done.returncode == 0, done.stdout + done.stderr + err
+    assert "the head swung up to" in done.stdout
+
+
+def test_two_example_msl_teams_play_a_refereed_match(tmp_path):
+    match = tmp_path / "match.toml"
+    match.write_text('[referee]\nmode = "auto"\nhalf = 2.0\ndelay = 0.5\npause = 0.5\n')
+    mw = MiddlewareProcess(tmp_path / "mw.jsonl", "--match", str(match))
+    procs = []
+    try:
+        for side in ("cyan", "magenta"):
+            team = subprocess.Popen([sys.executable, str(EXAMPLES / "msl" / "team.py"), "--side", side, "--port",
+                                     str(mw.team_port), "--seconds", "60"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            procs.append(team)
+            procs.append(subprocess.Popen(simleague("msl", "pauser", "--backend", "process", "--pid", str(team.pid),
+                                                    "--side", side, "--port", str(mw.pauser_port)),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        outs = [procs[i].communicate(timeout=90) for i in (0, 2)]
+    finally:
+        for p in procs:
+            stop(p)
+        err = mw.stop()
+    assert "Traceback" not in err, err
+    for (out, errs), team in zip(outs, procs[0::2]):
+        assert team.returncode == 0, errs
+        assert "the match ended: the auto referee ended the game" in out, out
+        assert "KICKOFF" in out and "START (both)" in out and "seen: 1" in out
