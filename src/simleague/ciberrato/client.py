@@ -110,6 +110,7 @@ class Client:
         self.sock.sendto(M.format_action(action).encode() + b"\0", self.sim_addr)
 
     def close(self) -> None:
+        """Close the robot's socket (the simulator is not told: it notices the silence)."""
         self.sock.close()
 
     def __enter__(self):

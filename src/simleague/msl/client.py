@@ -140,6 +140,8 @@ class TeamClient:
         return message
 
     def close(self) -> None:
+        """Close the connection (the middleware takes the team as gone; :meth:`connect` again to
+        come back)."""
         if self.sock is not None:
             self.sock.close()
             self.sock = None

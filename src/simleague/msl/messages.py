@@ -367,6 +367,7 @@ class MessageSplitter:
         return min(nl, nul)
 
     def feed(self, data: bytes) -> list[bytes | None]:
+        """The messages ``data`` completes, in order (see the class docstring)."""
         out: list[bytes | None] = []
         start = scan = 0
         while (end := self._next_end(data, scan)) >= 0:

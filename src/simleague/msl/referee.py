@@ -146,6 +146,8 @@ class AutoReferee:
         self._plan.extend((t, call) for call in calls)
 
     def update(self, t: float, ball: tuple[float, float] | None) -> list[Call]:
+        """The calls due at common simulation time ``t`` (s) with the arbitrated ball at ``ball``
+        ((x, y) m in cyan's frame, None before there is one)."""
         out: list[Call] = []
         if self.finished:
             return out
