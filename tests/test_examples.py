@@ -1,5 +1,6 @@
 """Every example in examples/ runs: each world's minimal agent against our server (real processes,
-real sockets on 127.0.0.1). The sample files are played elsewhere: the competition and tournament
+real sockets on 127.0.0.1), and the sample lab, grid and parameters make a trial. The other sample
+files are played elsewhere: the competition and tournament
 files by tests/test_competition.py, kid.json by tests/test_vhsc_match.py, the MSL compose file by
 tests/test_msl_processes.py."""
 
@@ -120,3 +121,46 @@ def test_two_example_msl_teams_play_a_refereed_match(tmp_path):
         assert team.returncode == 0, errs
         assert "the match ended: the auto referee ended the game" in out, out
         assert "KICKOFF" in out and "START (both)" in out and "seen: 1" in out
+
+
+def test_the_sample_lab_grid_and_parameters_make_a_trial():
+    folder = EXAMPLES / "ciberrato"
+    done = subprocess.run(simleague("ciberrato", "trial", "--lab", str(folder / "two-rooms-lab.xml"), "--grid",
+                                    str(folder / "two-rooms-grid.xml"), "--params", str(folder / "short-params.xml"),
+                                    "--json"), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["lab"], result["sim_time"], len(result["robots"])) == ("Two rooms", 600, 3)
+    assert any(r["state"] == "Finished" for r in result["robots"])     # the door lets the sample agents through
+
+
+def test_the_league_robots_team_files_serve_their_robots():
+    """examples/vhsc/wolfgang.json and chape.json with the league's PROTO robots
+    (../shared/reference/robots/webots-proto): the server builds them and a controller drives one."""
+    from golden import SHARED
+
+    base = free_port()
+    server = subprocess.Popen(simleague("vhsc", "serve", "--red", str(EXAMPLES / "vhsc" / "wolfgang.json"),
+                                        "--blue", str(EXAMPLES / "vhsc" / "chape.json"),
+                                        "--models", str(SHARED / "reference" / "robots" / "webots-proto"),
+                                        "--red-base", str(base - 1), "--blue-base", str(base + 40),
+                                        "--gc-port", str(free_port(socket.SOCK_DGRAM)),
+                                        "--gc-return-port", str(free_port(socket.SOCK_DGRAM))),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        from simleague.vhsc.client import RobotClient
+
+        deadline, robot = time.monotonic() + 120, None
+        while robot is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                robot = RobotClient(f"127.0.0.1:{base}", timeout=10)
+            except OSError:
+                time.sleep(0.3)
+        assert robot is not None, stop(server)
+        with robot:
+            robot.send(robot.requests(time_steps={"imu gyro": 8, "HeadPan_sensor": 8}, positions={"HeadPan": 0.3}))
+            got = [robot.receive() for _ in range(30)]
+        assert got[-1].time > got[0].time and any(m.gyros for m in got) and any(m.position_sensors for m in got)
+    finally:
+        err = stop(server)
+    assert "Traceback" not in err, err
