@@ -14,6 +14,7 @@ import json
 import zlib
 from pathlib import Path
 
+from . import errors
 from .wire.json_text import JsonTextError, parse_json
 
 FORMAT_VERSION = 1
@@ -23,7 +24,7 @@ log = logging.getLogger("simleague.recorder")
 FLUSH_EVERY = 25                 # records between two pushes to the file (25 Hz logs: one a second)
 
 
-class LogError(Exception):
+class LogError(errors.Error):
     """A log that cannot be read: names the file, the line and the problem."""
 
 

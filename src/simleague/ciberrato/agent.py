@@ -79,6 +79,7 @@ from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
+from ..angles import wrap
 from .types import Action, Observation
 
 REGISTER_TIMEOUT = 30.0         # s the agent waits for the simulator's answer (and each Measures)
@@ -138,10 +139,6 @@ def _well_past(length: float, reference: float, factor: float) -> bool:
     of a way grown past its cost when chosen (:data:`GREW`) and of a roundabout way
     (:data:`ROUNDABOUT`); the 4 u_m keep short ways from tripping it over a few cells."""
     return length > max(factor * reference, reference + 4.0)
-
-
-def _wrap(a: float) -> float:
-    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 class _Grid:
@@ -295,7 +292,7 @@ class Brain:
         self.step = (lin * math.cos(self.th), lin * math.sin(self.th))
         self.x += self.step[0]
         self.y += self.step[1]
-        self.th = _wrap(self.th + self.out[1] - self.out[0])
+        self.th = wrap(self.th + self.out[1] - self.out[0])
 
     def _correct(self, obs: Observation) -> None:
         for sid, value in obs.ir.items():
@@ -312,8 +309,8 @@ class Brain:
                 self._mark_ahead(0.65 if sum(self.out) >= 0 else -0.65, (-1.0, -0.5, 0.0, 0.5, 1.0))
         then = self._pose_at(obs.time - self.compass_latency)
         if obs.compass is not None and then is not None:
-            error = _wrap(math.radians(obs.compass) - then[2])
-            self.th = _wrap(self.th + 0.15 * error)
+            error = wrap(math.radians(obs.compass) - then[2])
+            self.th = wrap(self.th + 0.15 * error)
         r0, c0 = self._cell(self.x, self.y)
         body = self.logodds[max(0, r0 - BODY):r0 + BODY + 1, max(0, c0 - BODY):c0 + BODY + 1]   # free: it is here
         body[...] = np.maximum(-LIMIT, body + 2 * MISS)
@@ -836,7 +833,7 @@ class Brain:
             if math.hypot(px - self.x, py - self.y) > sight or not self._clear(self.x, self.y, px, py):
                 break
             tx, ty = px, py
-        err = _wrap(math.atan2(ty - self.y, tx - self.x) - self.th)
+        err = wrap(math.atan2(ty - self.y, tx - self.x) - self.th)
         # full speed within ~20 degrees of the aim, none beyond ~70: slowing down earlier made the
         # robot average 58 % of the top speed and run out of time on the way home
         speed = MAX_POWER * min(1.0, max(0.0, 1.5 * math.cos(err) - 0.5))

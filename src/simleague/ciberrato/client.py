@@ -25,6 +25,7 @@ import socket
 import time
 from collections.abc import Callable
 
+from .. import errors
 from . import messages as M
 from .types import Action, Observation
 
@@ -32,7 +33,7 @@ from .types import Action, Observation
 WAIT_NOTICE = 2.0               # s between two "still waiting" notices while registering
 
 
-class ClientError(Exception):
+class ClientError(errors.Error):
     """Registration refused, simulator silent, or an unreadable answer; ``str()`` says which."""
 
 

@@ -17,6 +17,7 @@ from xml.sax.saxutils import quoteattr
 
 from lxml import etree
 
+from .. import errors
 from .scenario import Grid, Lab, Parameters
 from .types import Action, Observation, RobotStatus
 
@@ -26,7 +27,7 @@ MAX_NAME = 64
 MAX_IR_CHILDREN = 8
 
 
-class MessageError(Exception):
+class MessageError(errors.Error):
     """A datagram that is not a CiberRato message we accept; ``str()`` says why, in one line."""
 
 

@@ -18,12 +18,13 @@ matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Circle, Polygon  # noqa: E402
 
+from .. import errors
 from ..recorder import LogError  # noqa: E402
 from .scenario import ScenarioError, load_grid, load_lab  # noqa: E402
 from .logs import read_trial_log  # noqa: E402
 
 
-class PlotError(Exception):
+class PlotError(errors.Error):
     """The log cannot be drawn; the text names the file and the problem."""
 
 

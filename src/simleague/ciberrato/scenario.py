@@ -25,6 +25,9 @@ from pathlib import Path
 
 from lxml import etree
 
+from .. import errors
+
+
 log = logging.getLogger("simleague.ciberrato.scenario")
 
 #: Size limit for a scenario file; the largest real lab is ~20 kB.
@@ -36,7 +39,7 @@ CELL = 2.0
 WALL_HALF_THICKNESS = 0.1
 
 
-class ScenarioError(Exception):
+class ScenarioError(errors.Error):
     """A scenario file that cannot be used.
 
     ``str(error)`` is one line: ``FILE:LINE: problem``. ``file`` and ``line`` are also attributes

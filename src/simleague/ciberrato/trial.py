@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .. import errors
 from .. import recorder
 from ..programs import environment, fill
 from . import agent
@@ -36,7 +37,7 @@ from .world import World
 from .logs import LOG_FORMAT, XmlLog
 
 
-class TrialError(Exception):
+class TrialError(errors.Error):
     """The trial could not run (port busy, agents that never registered ...); ``str()`` says why."""
 
 

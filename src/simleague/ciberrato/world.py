@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import errors
 from . import kernels
 from . import sensors as S
 from .cornergraph import PathDistance
@@ -41,7 +42,7 @@ ORIGINAL_GPS_OFFSET = (840.1877167634666, 394.38292663544416)
 SENSOR_NAMES_FIXED = ("Ground", "Compass", "Collision", "GPS")
 
 
-class RegistrationRefused(Exception):
+class RegistrationRefused(errors.Error):
     """A robot cannot join: position taken, grid full, or bad request. ``str()`` says why."""
 
 

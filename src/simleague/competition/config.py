@@ -40,6 +40,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from .. import errors
 from ..programs import fill
 from ..wire.toml_text import TomlTextError, first_problem, read_toml
 
@@ -52,7 +53,7 @@ MAX_TRIALS = 1000
 MAX_FILE = 1 << 20                   # bytes of a competition or decisions file
 
 
-class CompetitionError(Exception):
+class CompetitionError(errors.Error):
     """A competition or decisions file that cannot be used; ``str()`` names the file, the key and
     the problem in one line."""
 

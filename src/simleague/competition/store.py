@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import errors
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -23,7 +25,7 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
-class StoreError(Exception):
+class StoreError(errors.Error):
     """The results file cannot be used (another competition's, unreadable); ``str()`` says why."""
 
 

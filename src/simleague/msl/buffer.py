@@ -14,6 +14,8 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
+from ..angles import wrap
+from .. import errors
 from .messages import Ball, Robot, State
 
 TWO_PI = 2.0 * math.pi
@@ -26,12 +28,7 @@ def heading(angle: float) -> float:
     return 0.0 if angle >= TWO_PI else angle
 
 
-def _wrap(angle: float) -> float:
-    """An angle difference in [-π, π)."""
-    return (angle + math.pi) % TWO_PI - math.pi
-
-
-class TimeOrderError(ValueError):
+class TimeOrderError(errors.Error, ValueError):
     """A state whose time is not after the newest stored one (thesis 4.2: times increase)."""
 
 
@@ -78,7 +75,7 @@ def _line(a: Row, b: Row, w: float, angle: int | None) -> Row:
     """a + (b - a) w, element by element; element ``angle`` the short way round, in [0, 2π)."""
     out = [va + (vb - va) * w for va, vb in zip(a, b)]
     if angle is not None:
-        out[angle] = heading(a[angle] + _wrap(b[angle] - a[angle]) * w)
+        out[angle] = heading(a[angle] + wrap(b[angle] - a[angle]) * w)
     return tuple(out)
 
 

@@ -40,6 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from .. import errors
 from .messages import (Ball, End, Error, Heartbeat, Hello, MessageSplitter, Opponent, Referee, Reply, Request,
                        Robot, Start, State, Subscribe, decode_to_team, encode)
 
@@ -49,7 +50,7 @@ log = logging.getLogger("simleague.msl.client")
 MAX_WAITING_REPLIES = 1000
 
 
-class MiddlewareError(RuntimeError):
+class MiddlewareError(errors.Error, RuntimeError):
     """The middleware answered with an error message (``.in_reply_to`` names the message type,
     ``.id`` the request's id when it had one)."""
 
@@ -58,7 +59,7 @@ class MiddlewareError(RuntimeError):
         self.in_reply_to, self.id = in_reply_to, request_id
 
 
-class ConnectionLost(ConnectionError):
+class ConnectionLost(errors.Error, ConnectionError):
     """The middleware could not be reached again within the reconnect time."""
 
 

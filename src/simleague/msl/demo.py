@@ -26,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import errors
 from .messages import SIDES
 from .pauser import BackendError, ProcessBackend
 
 
-class DemoError(RuntimeError):
+class DemoError(errors.Error, RuntimeError):
     """A process of the demo did not start or ended early; the text says which and why."""
 
 

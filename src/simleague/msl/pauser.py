@@ -20,13 +20,14 @@ import time
 
 import psutil
 
+from .. import errors
 from .messages import MAX_LINE, Command, Error, MessageSplitter, PauserHello, ProtocolError, Report
 from .messages import decode_to_pauser, encode
 
 log = logging.getLogger("simleague.msl.pauser")
 
 
-class BackendError(RuntimeError):
+class BackendError(errors.Error, RuntimeError):
     """The thing to pause cannot be reached (no such process, no docker engine, no container)."""
 
 

@@ -21,8 +21,9 @@ import math
 import re
 import sys
 
+from ..angles import wrap
 from .client import AgentClient, Perception
-from .localisation import Localiser, angle, to_robot
+from .localisation import Localiser, to_robot
 from .motions import FINISH, KICK_BALL, LYING, get_up, kick, lying
 from .walk import Walk, velocities
 
@@ -239,7 +240,7 @@ class Player:
         """Walk behind the ball, seen from the opponent's goal, then line up and kick it there
         (:meth:`line_up`), dribbling it for a while when lining up takes too long."""
         ball, pose = e.ball, e.pose
-        to_goal = angle(math.atan2(OPPONENT_GOAL[1] - ball[1], OPPONENT_GOAL[0] - ball[0]))
+        to_goal = wrap(math.atan2(OPPONENT_GOAL[1] - ball[1], OPPONENT_GOAL[0] - ball[0]))
         ux, uy = math.cos(to_goal), math.sin(to_goal)
         behind = (ball[0] - BEHIND * ux, ball[1] - BEHIND * uy)
         rx, ry = pose[0] - ball[0], pose[1] - ball[1]
@@ -249,7 +250,7 @@ class Player:
             detour = (ball[0] - 0.4 * ux - side * 0.5 * uy, ball[1] - 0.4 * uy + side * 0.5 * ux)
             return self.go_to(detour, ball, p.gyro)
         bx, by = to_robot(pose, ball)
-        facing = angle(to_goal - pose[2])
+        facing = wrap(to_goal - pose[2])
         if abs(across) < 0.12 and along > -0.6 and abs(facing) < math.radians(20):
             self.lining += 1
             if self.lining <= LINE_UP_CYCLES and e.ball_near is not None:

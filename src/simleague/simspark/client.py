@@ -26,6 +26,7 @@ import socket
 import struct
 from dataclasses import dataclass, field
 
+from .. import errors
 from ..wire.sexp import SexpError, parse
 
 PLAY_MODES = ("BeforeKickOff KickOff_Left KickOff_Right PlayOn KickIn_Left KickIn_Right corner_kick_left "
@@ -41,7 +42,7 @@ _NUMBER = re.compile(r"-?\d+\.\d\d\Z")
 _MAX_MESSAGE = 1 << 20
 
 
-class ProtocolError(ValueError):
+class ProtocolError(errors.Error, ValueError):
     """A message that the original server would not send."""
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..angles import wrap
+
 #: the landmarks on the original's default field (FieldLength 30, FieldWidth 20, GoalWidth 2.1,
 #: GoalHeight 0.8): corner flags on the ground, the goal posts' tops
 LANDMARKS = {"F1L": (-15.0, 10.0), "F2L": (-15.0, -10.0), "F1R": (15.0, 10.0), "F2R": (15.0, -10.0),
@@ -84,11 +86,6 @@ def to_robot(pose: tuple[float, float, float], point: tuple[float, float]) -> tu
     return dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)
 
 
-def angle(a: float) -> float:
-    """``a`` (radians) brought into [-pi, pi)."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
-
-
 @dataclass
 class Estimate:
     """What a robot believes, in its team's frame: its ``pose`` (x m, y m, heading rad; None until
@@ -126,7 +123,7 @@ class Localiser:
         tilt is then unknown here."""
         e = self.estimate
         if e.pose is not None:
-            e.pose = (e.pose[0], e.pose[1], angle(e.pose[2] + math.radians(gyro_z) * CYCLE))
+            e.pose = (e.pose[0], e.pose[1], wrap(e.pose[2] + math.radians(gyro_z) * CYCLE))
         if self._blind > 0:
             self._blind -= 1
             return
@@ -142,9 +139,9 @@ class Localiser:
             if e.pose is None:
                 e.pose = fitted
             else:
-                turn = angle(fitted[2] - e.pose[2])
+                turn = wrap(fitted[2] - e.pose[2])
                 e.pose = (e.pose[0] + BLEND * (fitted[0] - e.pose[0]), e.pose[1] + BLEND * (fitted[1] - e.pose[1]),
-                          angle(e.pose[2] + BLEND * turn))
+                          wrap(e.pose[2] + BLEND * turn))
         if seen.ball is not None:
             x, y, _ = in_robot_frame(seen.ball, pan, tilt)
             e.ball_near = (x, y)

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import errors
 from ..programs import environment, fill
 from ..soccer.figures import Figures, RobotState
 from ..soccer.rules import PlayMode, SoccerRules, Team
@@ -30,7 +31,7 @@ SETTLE_CYCLES = 50                 # cycles everyone stands in place before the 
 STOP_GRACE = 3.0                   # s an agent has to end after SIGTERM before it is killed
 
 
-class MatchError(RuntimeError):
+class MatchError(errors.Error, RuntimeError):
     """The match could not be played (agents that did not join in time, a port taken)."""
 
 

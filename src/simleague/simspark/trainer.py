@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from .. import errors
 from ..soccer.rules import Team
 from . import messages as M
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:                                    # pragma: no cover
     from .game import Agent, Game
 
 
-class TrainerRefused(ValueError):
+class TrainerRefused(errors.Error, ValueError):
     """A well-formed trainer command the game cannot carry out (the message says why)."""
 
 

@@ -14,10 +14,11 @@ import os
 
 import mujoco
 
+from .. import errors
 from .humanoids import HumanoidWorld
 
 
-class CameraError(RuntimeError):
+class CameraError(errors.Error, RuntimeError):
     """No image can be rendered here (no OpenGL platform); ``str()`` says what to install."""
 
 

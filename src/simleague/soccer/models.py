@@ -31,6 +31,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from .. import errors
+
 DEFAULT_MAX_TORQUE = 10.0          # N m, for a joint without actuatorfrcrange
 DEFAULT_MAX_VELOCITY = 10.0        # rad/s, the motors' top speed (MJCF has no such attribute)
 DEFAULT_PID = (10.0, 0.0, 0.0)     # Webots' RotationalMotor.controlPID
@@ -38,7 +40,7 @@ MAX_PROTO_SEARCH = 10_000          # files looked at for a PROTO under one model
 MAX_MODEL_BYTES = 16 << 20
 
 
-class ModelError(ValueError):
+class ModelError(errors.Error, ValueError):
     """A model file that cannot be a robot; ``str()`` names the file and the problem."""
 
 

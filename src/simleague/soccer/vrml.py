@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import errors
 from ..wire.json_text import TextFileError, read_text
 
 MAX_PROTO_BYTES = 16 << 20        # one PROTO file
@@ -35,7 +36,7 @@ LIBRARY_APPEARANCES = {"Pcb", "PBRAppearance", "Appearance", "BrushedAluminium",
                        "CarbonFibre", "Leather", "MetalStainlessSteelCable", "OldSteel", "ThreadMetalPlate"}
 
 
-class ProtoError(ValueError):
+class ProtoError(errors.Error, ValueError):
     """A PROTO file that cannot be read or used; ``str()`` is one line naming the file, the line
     and the node."""
 

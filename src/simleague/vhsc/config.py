@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from .. import errors
 from ..wire.json_text import JsonTextError, TextFileError, parse_json, read_text
 
 MAX_NAME = 12
@@ -37,7 +38,7 @@ TEAM_SIZES = {"kid": 4, "adult": 2}           # players a team may field per lea
 MAX_FILE_BYTES = 1 << 20
 
 
-class ConfigError(ValueError):
+class ConfigError(errors.Error, ValueError):
     """A team configuration that cannot be used; ``str()`` names the file, where and what."""
 
 

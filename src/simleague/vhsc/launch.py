@@ -12,12 +12,13 @@ import os
 import shlex
 import sys
 
+from .. import errors
 from .config import Player
 
 LAUNCHERS = ("local", "docker")
 
 
-class LaunchError(RuntimeError):
+class LaunchError(errors.Error, RuntimeError):
     """A player's software could not be started; ``str()`` says which and why."""
 
 

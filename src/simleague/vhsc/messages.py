@@ -17,6 +17,8 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 from google.protobuf.message import Message as ProtoMessage
 
+from .. import errors
+
 F = descriptor_pb2.FieldDescriptorProto
 _TYPES = {"double": F.TYPE_DOUBLE, "string": F.TYPE_STRING, "bool": F.TYPE_BOOL, "uint32": F.TYPE_UINT32,
           "uint64": F.TYPE_UINT64, "sint32": F.TYPE_SINT32, "bytes": F.TYPE_BYTES}
@@ -99,7 +101,7 @@ def message_class(name: str) -> type[ProtoMessage]:
     return _CLASSES[name]
 
 
-class RequestError(ValueError):
+class RequestError(errors.Error, ValueError):
     """Bytes that are not an ``ActuatorRequests`` message."""
 
 

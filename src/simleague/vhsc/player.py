@@ -29,6 +29,7 @@ import socket
 import sys
 from dataclasses import InitVar, dataclass, field
 
+from ..angles import wrap
 from . import camera
 from . import gamecontroller as gc
 from . import kid
@@ -219,11 +220,6 @@ class Estimate:
 def _clamp(value: float, most: float = 1.0) -> float:
     """``value`` within [-most, most]."""
     return max(-most, min(most, value))
-
-
-def wrap(angle: float) -> float:
-    """``angle`` (rad) in [-pi, pi)."""
-    return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
 class Player:

@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import errors
 from ..soccer.models import ModelError, find_model
 from .config import ConfigError
 from .game import load_game
@@ -62,7 +63,7 @@ MAX_EVENTS = 1000
 MAX_HALF = 3600.0               # s: the longest half a scenario's game file may ask for
 
 
-class ScenarioError(ValueError):
+class ScenarioError(errors.Error, ValueError):
     """A scenario that cannot be read; ``str()`` names the file and what is wrong."""
 
 

@@ -28,13 +28,15 @@ from typing import Callable
 
 from aiohttp import WSMsgType, web
 
+from .. import errors
+
 log = logging.getLogger("simleague.viewer")
 
 MAX_COMMAND_BYTES = 1024
 STATIC = resources.files(__package__) / "static"
 
 
-class CommandError(Exception):
+class CommandError(errors.Error):
     """A page's command that cannot be carried out; ``str()`` is shown on that page."""
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import struct
 
+from .. import errors
+
 _PREFIX = struct.Struct(">I")
 
 
-class FrameError(ValueError):
+class FrameError(errors.Error, ValueError):
     """The stream cannot be cut into frames any more (a length over the limit); the connection
     should be closed, since where the next frame starts is unknown."""
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .. import errors
 
-class TextFileError(ValueError):
+
+class TextFileError(errors.Error, ValueError):
     """A file that cannot be read as text; ``str()`` names the file and why."""
 
 
@@ -29,7 +31,7 @@ def read_text(path: Path, what: str, max_bytes: int) -> str:
         raise TextFileError(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
-class JsonTextError(ValueError):
+class JsonTextError(errors.Error, ValueError):
     """Text that is not usable JSON; ``str()`` says where and why, after the given source."""
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import errors
+
 Sexp = str | list["Sexp"]
 
 _TOKEN = re.compile(rb"(\()|(\))|([^\s()]+)")      # after the blanks are skipped
 _BLANK = re.compile(rb"\s*")
 
 
-class SexpError(ValueError):
+class SexpError(errors.Error, ValueError):
     """Not a well-formed S-expression message, or one over a limit; ``offset`` is the byte at fault."""
 
     def __init__(self, message: str, offset: int):

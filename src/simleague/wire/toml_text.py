@@ -7,8 +7,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from .. import errors
 
-class TomlTextError(ValueError):
+
+class TomlTextError(errors.Error, ValueError):
     """A file that cannot be read as TOML; ``str()`` names the file and why."""
 
 
