@@ -145,8 +145,11 @@ def test_realtime_autostart_starts_when_the_robots_are_there():
         h.close()
 
 
-def test_flood_and_garbage_do_not_stop_the_others():
+def test_flood_and_garbage_do_not_stop_the_others(caplog):
+    import logging
+
     from simleague.ciberrato.scenario import Parameters
+    caplog.set_level(logging.INFO, logger="simleague.ciberrato.server")
     h = Harness(mode="realtime", params=Parameters(cycle_time=20))
     try:
         good, bad = sock(), sock()
@@ -174,6 +177,9 @@ def test_flood_and_garbage_do_not_stop_the_others():
         assert 2 in h.server.robots         # the flooding robot keeps its place
     finally:
         h.close()
+    # about 50 flooded cycles, logged at most once a second (wire.limits.LogLimiter)
+    flooded = [r for r in caplog.records if "datagrams in one cycle" in r.getMessage()]
+    assert 1 <= len(flooded) <= 3, [r.getMessage() for r in flooded]
 
 
 @given(st.text(min_size=1, max_size=40).filter(lambda t: "\0" not in t and t.isprintable()),

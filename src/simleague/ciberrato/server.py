@@ -36,25 +36,10 @@ MAX_PENDING_REGISTRATIONS = 64
 MAX_VIEWERS = 32
 MAX_MISSED_CYCLES = 10         # lockstep cycles a robot may leave unanswered before it is no longer waited for
 MAX_REGISTRATION_LINES = 10    # log lines a second about registrations
+PROBLEM_LINES = 1              # log lines a second about one client's (or the registration port's) bad input
 MAX_PENDING_COMMANDS = 64      # commands from other front ends (the web panel) between two cycles
 MEASURES_BUFFER = 4096         # the original clients' receive buffer for Measures
 START_SETTLE_S = 0.2          # quiet time between the last keep-alive and the first step
-
-
-class _RateLimitedLog:
-    """Log a client's problems at most once per second, counting what was suppressed."""
-
-    def __init__(self):
-        self.last, self.suppressed = 0.0, 0
-
-    def warn(self, fmt: str, *args) -> None:
-        now = time.monotonic()
-        if now - self.last >= 1.0:
-            extra = f" ({self.suppressed} more since the last report)" if self.suppressed else ""
-            log.warning(fmt + extra, *args)
-            self.last, self.suppressed = now, 0
-        else:
-            self.suppressed += 1
 
 
 class _Endpoint(asyncio.DatagramProtocol):
@@ -69,7 +54,7 @@ class _Endpoint(asyncio.DatagramProtocol):
         self.missed = 0            # lockstep cycles in a row it did not answer
         self.heard = time.monotonic()  # when it last sent a datagram (or registered)
         self.gone = False          # its port is closed (a connected endpoint learns it from ICMP)
-        self.problems = _RateLimitedLog()
+        self.problems = LogLimiter(log, label, PROBLEM_LINES)
 
     def connection_made(self, transport):
         self.transport = transport
@@ -88,7 +73,7 @@ class _Endpoint(asyncio.DatagramProtocol):
         if self.connected and isinstance(exc, ConnectionRefusedError):
             self.gone = True
             return
-        self.problems.warn("%s: socket error %s", self.label, exc)
+        self.problems.log(logging.WARNING, f"{self.label}: socket error {exc}")
 
     def send(self, text: str) -> None:
         if self.transport is not None and not self.transport.is_closing():
@@ -99,8 +84,8 @@ class _Endpoint(asyncio.DatagramProtocol):
         items = list(self.inbox)
         self.inbox.clear()
         if self.dropped:
-            self.problems.warn("%s sent %d datagrams in one cycle; kept the newest %d",
-                               self.label, self.received, MAX_DATAGRAMS_PER_CYCLE)
+            self.problems.log(logging.WARNING, f"{self.label} sent {self.received} datagrams in one cycle; "
+                                               f"kept the newest {MAX_DATAGRAMS_PER_CYCLE}")
         self.received = self.dropped = 0
         return items
 
@@ -112,12 +97,12 @@ class _Endpoint(asyncio.DatagramProtocol):
 class _Registrar(asyncio.DatagramProtocol):
     def __init__(self, server: "Server"):
         self.server = server
-        self.problems = _RateLimitedLog()
+        self.problems = LogLimiter(log, "registration port", PROBLEM_LINES)
 
     def datagram_received(self, data: bytes, addr):
         pending = self.server._pending
         if len(pending) >= MAX_PENDING_REGISTRATIONS:
-            self.problems.warn("registration queue full: dropped a datagram from %s", addr)
+            self.problems.log(logging.WARNING, f"registration queue full: dropped a datagram from {addr}")
             return
         pending.append((data, addr))
 
@@ -271,7 +256,7 @@ class Server:
                 try:
                     cmd = M.parse_viewer(data)
                 except M.MessageError as exc:
-                    viewer.problems.warn("%s: dropped a datagram: %s", viewer.label, exc)
+                    viewer.problems.log(logging.WARNING, f"{viewer.label}: dropped a datagram: {exc}")
                     continue
                 self.command(cmd, viewer)
 
@@ -310,7 +295,7 @@ class Server:
                     action = M.parse_action(data)
                 except M.MessageError as exc:
                     self.malformed += 1
-                    ep.problems.warn("%s: dropped a datagram: %s", ep.label, exc)
+                    ep.problems.log(logging.WARNING, f"{ep.label}: dropped a datagram: {exc}")
                     continue
                 merged = action if merged is None else merged.merged(action)
             if merged is not None:

@@ -11,8 +11,9 @@ import time
 class LogLimiter:
     """At most ``per_second`` log lines a second about one source (a client, a port), through
     ``logger``; lines over that are counted, and the count is logged as ``"<who>: N more
-    problems in the last second not logged"`` once the next second begins. Used by the SimSpark
-    server per client and by the humanoid API server for GameController return packets.
+    problems in the last second not logged"`` once the next second begins. Used by every server:
+    CiberRato per client and for registrations, SimSpark per client, the humanoid API for
+    GameController return packets.
     ``LogLimiter(logger, who, per_second=10)``."""
 
     def __init__(self, logger: logging.Logger, who: str, per_second: int = 10):
