@@ -1,8 +1,8 @@
 """Every example in examples/ runs: each world's minimal agent against our server (real processes,
 real sockets on 127.0.0.1), and the sample lab, grid and parameters make a trial. The other sample
 files are played elsewhere: the competition and tournament
-files by tests/test_competition.py, kid.json by tests/test_vhsc_match.py, the MSL compose file by
-tests/test_msl_processes.py."""
+files by tests/test_competition.py, kid.json by tests/vhsc/test_vhsc_match.py, the MSL compose file by
+tests/msl/test_msl_processes.py."""
 
 import json
 import socket
@@ -14,12 +14,6 @@ from pathlib import Path
 from msl_helpers import MiddlewareProcess, simleague
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def free_port(kind=socket.SOCK_STREAM) -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def example(path: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -38,7 +32,7 @@ def stop(proc: subprocess.Popen) -> str:
     return proc.stderr.read() if proc.stderr and not proc.stderr.closed else ""
 
 
-def test_the_ciberrato_wanderer_plays_a_trial():
+def test_the_ciberrato_wanderer_plays_a_trial(free_port):
     port = free_port(socket.SOCK_DGRAM)
     trial = subprocess.Popen(simleague("ciberrato", "trial", "--agents", "0", "--wait-for", "1", "--port", str(port),
                                        "--json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -54,7 +48,7 @@ def test_the_ciberrato_wanderer_plays_a_trial():
     assert [r["name"] for r in result["robots"]] == ["Wanderer"], result
 
 
-def test_the_simspark_looker_sees_the_ball():
+def test_the_simspark_looker_sees_the_ball(free_port):
     agent_port, monitor_port = free_port(), free_port()
     server = subprocess.Popen(simleague("simspark", "serve", "--sync", "--no-realtime", "--agent-port", str(agent_port),
                                         "--monitor-port", str(monitor_port)),
@@ -74,7 +68,7 @@ def test_the_simspark_looker_sees_the_ball():
     assert "saw the ball" in done.stdout
 
 
-def test_the_humanoid_head_shaker_moves_its_robots_head():
+def test_the_humanoid_head_shaker_moves_its_robots_head(free_port):
     base = free_port()
     team = str(EXAMPLES / "vhsc" / "kid.json")
     server = subprocess.Popen(simleague("vhsc", "serve", "--red", team, "--blue", team,
@@ -134,7 +128,7 @@ def test_the_sample_lab_grid_and_parameters_make_a_trial():
     assert any(r["state"] == "Finished" for r in result["robots"])     # the door lets the sample agents through
 
 
-def test_the_league_robots_team_files_serve_their_robots():
+def test_the_league_robots_team_files_serve_their_robots(free_port):
     """examples/vhsc/wolfgang.json and chape.json with the league's PROTO robots
     (../shared/reference/robots/webots-proto): the server builds them and a controller drives one."""
     from golden import SHARED

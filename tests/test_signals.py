@@ -7,7 +7,7 @@ import sys
 import time
 
 from simleague.recorder import read_log
-from test_vhsc_match import free_base, free_udp, team
+from vhsc_helpers import free_base, free_udp, team
 
 
 def _serve(tmp_path, log):

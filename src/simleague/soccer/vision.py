@@ -4,7 +4,7 @@ frame, as the original's ``RestrictedVisionPerceptor`` computes them in the mode
 
 The rules below are the original's behaviour; with noise off they give the original's values for
 every one of the 84 recorded poses of all five robot types in
-golden/simspark/original/part1_see_poses (tests/test_simspark_vision.py).
+golden/simspark/original/part1_see_poses (tests/simspark/test_simspark_vision.py).
 
 - The camera is the head body: its centre, and its axes (x to the robot's right, y forward, z up).
 - Polar coordinates of a point at (x, y, z) in that frame: distance (m), horizontal angle

@@ -29,7 +29,7 @@ original's constraint equations, by setting each row's reference acceleration be
 - **Drag**: the ball's linear drag 0.01 N s/m and angular drag 5e-5 N m s (ball.rsg); the robots'
   drag of 0.01 (dragcontroller.rsg) changes nothing measurable and is left out.
 
-Measured against the original's recordings (tests/test_simspark_physics.py, README): a robot stands
+Measured against the original's recordings (tests/simspark/test_simspark_physics.py, README): a robot stands
 and settles where the original's does, a ball rolls and bounces as the original's does; an
 open-loop replay of FC Portugal's walk follows the original for 160 cycles and differs after.
 What differs from ODE: ODE moves every body on its own and pulls its joints together afterwards,

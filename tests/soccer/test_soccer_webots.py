@@ -19,7 +19,7 @@ from simleague.vhsc.robot import RobotSession
 from simleague.vhsc.server import ServerOptions, VhscServer
 from simleague.vhsc.setup import KID_FIELD
 
-PROTOS = Path(__file__).resolve().parents[2] / "shared" / "reference" / "robots" / "webots-proto"
+PROTOS = Path(__file__).resolve().parents[3] / "shared" / "reference" / "robots" / "webots-proto"
 WOLFGANG = PROTOS / "bitbots" / "WolfgangRobocup"
 CHAPE = PROTOS / "itandroids" / "Chape"
 DEVICES = ("RotationalMotor", "PositionSensor", "Accelerometer", "Gyro", "Camera")

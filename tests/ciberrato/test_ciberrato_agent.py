@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from golden import LABS
-from test_trial import simleague
+from test_ciberrato_trial import simleague
 
 from simleague.ciberrato.agent import Brain
 from simleague.ciberrato.scenario import load_scenario

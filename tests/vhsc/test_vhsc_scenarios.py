@@ -15,7 +15,7 @@ from pathlib import Path
 from simleague.vhsc.scenario import run_scenario
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-CHAPE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "robots" / "webots-proto" / "itandroids" / "Chape"
+CHAPE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "robots" / "webots-proto" / "itandroids" / "Chape"
 
 
 def referee_test(*paths):

@@ -316,7 +316,7 @@ def test_encode_is_one_compact_line():
 
 
 def test_schema_file_matches_the_message_types():
-    path = Path(__file__).parents[1] / "src/simleague/msl/schema.json"
+    path = Path(__file__).parents[2] / "src/simleague/msl/schema.json"
     assert json.loads(path.read_text()) == json.loads(json.dumps(schema())), \
         "regenerate schema.json from simleague.msl.messages.schema()"
     assert set(schema()["discriminator"]["mapping"]) == {

@@ -11,52 +11,17 @@ from pathlib import Path
 
 import pytest
 from busybox import busybox_image
+from vhsc_helpers import _free, free_base, free_udp, team
 
 from simleague.vhsc.client import RobotClient
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "vhsc"
-
-
-def free_base() -> int:
-    """A base port whose next four ports are free."""
-    for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            base = s.getsockname()[1] - 1
-        if base + 5 < 65535 and all(_free(base + n) for n in range(1, 5)):
-            return base
-    raise RuntimeError("no free ports")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
-
-
-def team(tmp_path, name, players, **extra):
-    pose = {"translation": [-1.0, 0.0, 0.4], "rotation": [0, 0, 1, 0]}
-    data = {"name": name, "players": {str(n): {"proto": "kid", "halfTimeStartingPose": {
-        "translation": [-1.0 * n, 1.0 - n, 0.4], "rotation": [0, 0, 1, 0]}, "reentryStartingPose": pose,
-        "shootoutStartingPose": pose, **extra} for n in range(1, players + 1)}}
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(data))
-    return path
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples" / "vhsc"
 
 
 def match(*args):
     ports = ["--gc-port", free_udp(), "--gc-return-port", free_udp()]
     return subprocess.run([sys.executable, "-m", "simleague", "vhsc", "match", *map(str, args), *map(str, ports)],
                           capture_output=True, text=True, timeout=300)
-
-
-def free_udp() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_a_match_of_sample_players_in_local_processes(tmp_path):

@@ -27,7 +27,7 @@ from simleague.simspark.server import SimSparkOptions, SimSparkServer
 from simleague.soccer.nao import joint_names
 from simleague.wire.sexp import parse
 
-GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "simspark"
+GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "simspark"
 TYPE0_JOINTS = set(joint_names(0))
 
 

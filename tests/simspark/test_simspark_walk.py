@@ -14,7 +14,7 @@ from simleague.simspark.motions import get_up as get_up_motion, lying
 from simleague.simspark.walk import TRACKING, Walk, leg_angles, velocities
 from simleague.soccer.world import SoccerWorld
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_walk import get_up, kick, walk  # noqa: E402
 
 

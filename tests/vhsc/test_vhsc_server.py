@@ -22,7 +22,7 @@ from simleague.vhsc.client import RobotClient
 from simleague.vhsc.robot import RobotSession
 from simleague.vhsc.server import ServerOptions, VhscServer
 
-KID = RobotModel.load(Path(__file__).resolve().parents[1] / "src" / "simleague" / "soccer" / "robots" / "kid.xml")
+KID = RobotModel.load(Path(__file__).resolve().parents[2] / "src" / "simleague" / "soccer" / "robots" / "kid.xml")
 
 
 @contextlib.contextmanager
@@ -334,7 +334,7 @@ def test_a_busy_port_and_an_unreachable_simulator_are_named(tmp_path):
     import subprocess
     import sys
 
-    from test_vhsc_match import team
+    from vhsc_helpers import team
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))
     busy.listen()

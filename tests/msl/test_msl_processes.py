@@ -20,7 +20,7 @@ from system import need_program
 
 from simleague.msl.web import load_replay
 
-COMPOSE = Path(__file__).resolve().parents[1] / "examples" / "msl" / "compose.yaml"
+COMPOSE = Path(__file__).resolve().parents[2] / "examples" / "msl" / "compose.yaml"
 
 from simleague.msl.messages import Command, decode_pauser, encode
 from simleague.msl.pauser import DockerBackend, Pauser, ProcessBackend

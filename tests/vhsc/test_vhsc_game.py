@@ -16,7 +16,7 @@ from simleague.vhsc.gamecontroller import STATE2_NORMAL, STATE_INITIAL, STATE_RE
 from simleague.vhsc.referee import STATE2_OVERTIME, STATE2_PENALTY_SHOOT, FieldView, HumanoidReferee, PlaceBall
 from simleague.vhsc.setup import KID_FIELD, build
 
-from test_vhsc_match import free_base, free_udp, team
+from vhsc_helpers import free_base, free_udp, team
 
 
 def game_file(tmp_path, **changes):

@@ -32,7 +32,7 @@ from simleague.recorder import read_log
 
 LAB = LABS / "CiberRato2008" / "Ciber2008_FinalLab.xml"
 GRID = LABS / "CiberRato2008" / "Ciber2008_FinalGrid.xml"
-BUILD = Path(__file__).resolve().parent.parent / "build"
+BUILD = Path(__file__).resolve().parent.parent.parent / "build"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

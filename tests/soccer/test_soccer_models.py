@@ -13,7 +13,7 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import ModelError, RobotModel, find_model
 from simleague.soccer.rules import SoccerRules
 
-KID = Path(__file__).resolve().parents[1] / "src" / "simleague" / "soccer" / "robots" / "kid.xml"
+KID = Path(__file__).resolve().parents[2] / "src" / "simleague" / "soccer" / "robots" / "kid.xml"
 K1 = SHARED / "reference" / "robots" / "booster-k1" / "robot.xml"
 FIELD = SoccerRules(field_length=9, field_width=6, goal_width=2.6, goal_height=1.2, ball_radius=0.07,
                     ball_mass=0.15)
