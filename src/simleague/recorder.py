@@ -67,6 +67,7 @@ class Recorder:
         self._write({"kind": "result", **record})
 
     def close(self) -> None:
+        """Finish the log (the gzip stream's end is written here)."""
         self._file.close()
 
     def __enter__(self):

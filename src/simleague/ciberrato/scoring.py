@@ -54,6 +54,7 @@ class RobotScore:
 
     @property
     def finished(self) -> bool:
+        """Whether the robot has finished its mission (state ``Finished``)."""
         return self.state == "Finished"
 
 
@@ -82,14 +83,17 @@ class Rules:
         self.params, self.n_targets, self.n_beacons = params, n_targets, n_beacons
 
     def new_robot(self) -> RobotScore:
+        """The record of a robot that has just registered, with the rules' initial score."""
         rec = RobotScore(n_targets=self.n_targets, visited=[False] * self.n_targets)
         rec.penalties = self.initial_score()
         return rec
 
     def initial_score(self) -> int:
+        """A robot's score before it has done anything (points; each rule set defines it)."""
         raise NotImplementedError
 
     def update_score(self, rec: RobotScore, f: StepFacts) -> None:
+        """Take one cycle's facts about the robot into its score (each rule set defines how)."""
         raise NotImplementedError
 
     def update_state(self, rec: RobotScore, sim_state: str, f: StepFacts | None) -> None:
@@ -156,6 +160,7 @@ class Competitive(Rules):
     name = "competitive"
 
     def initial_score(self) -> int:
+        """The original's competitive base plus 100 points per target area."""
         return COMPETITIVE_BASE + 100 * self.n_targets
 
     def _distance_score(self, rec: RobotScore, f: StepFacts) -> int:
@@ -167,6 +172,7 @@ class Competitive(Rules):
         return int(100 * d / rec.return_distance)
 
     def update_score(self, rec: RobotScore, f: StepFacts) -> None:
+        """Collisions, target visits and the way home, as the original's competitive mode counts them."""
         if rec.removed or rec.finished:
             return
         self._count_collision(rec, f)
@@ -216,6 +222,7 @@ class Rules2008(Rules):
     name = "2008"
 
     def initial_score(self) -> int:
+        """Rule 5.4: 200 points plus 100 per beacon."""
         return 200 + 100 * self.n_beacons
 
     def _return_score(self, rec: RobotScore, f: StepFacts) -> int:
@@ -234,6 +241,7 @@ class Rules2008(Rules):
         return min(score, self.initial_score() + 100)
 
     def update_score(self, rec: RobotScore, f: StepFacts) -> None:
+        """Rule 5.4: collisions, target visits, the return home and its timing, capped."""
         if rec.removed or rec.finished:
             return
         self._count_collision(rec, f)

@@ -161,6 +161,7 @@ class Competition(_Strict):
 
     @property
     def teams(self) -> dict[str, Team]:
+        """The teams by name."""
         return {t.name: t for t in self.team}
 
 

@@ -100,6 +100,7 @@ class Middleware:
         self.team_port = self.pauser_port = 0
 
     async def start(self) -> None:
+        """Bind the pauser port (serving) and the team port (opened once both pausers are in)."""
         o = self.options
         self._pauser_server = await asyncio.start_server(self._pauser_conn, o.pauser_host or o.host, o.pauser_port,
                                                          limit=MAX_LINE, ssl=o.tls)
@@ -117,6 +118,7 @@ class Middleware:
         self._stop.set()
 
     async def run(self) -> None:
+        """Serve until :meth:`stop` or the end of the match, then resume both simulators and close."""
         try:
             await self._serve()
         finally:

@@ -64,6 +64,7 @@ class ProcessBackend:
             time.sleep(0.0005)
 
     def resume(self) -> None:
+        """SIGCONT the process and every process below it."""
         for p in self._tree():
             try:
                 p.resume()
@@ -118,10 +119,12 @@ class DockerBackend:
         return self.container.status
 
     def pause(self) -> None:
+        """``docker pause`` the container if it runs."""
         if self.state() == "running":
             self.container.pause()
 
     def resume(self) -> None:
+        """``docker unpause`` it, first waiting up to ``settle`` s for a pause still on its way."""
         deadline = time.monotonic() + self.settle
         state = self.state()
         while state != "paused" and state == "running" and time.monotonic() < deadline:

@@ -76,6 +76,7 @@ class Team(enum.Enum):
 
     @property
     def other(self) -> Team:
+        """The opposing team."""
         return Team.RIGHT if self is Team.LEFT else Team.LEFT
 
     @property
