@@ -591,3 +591,44 @@ def test_a_burst_of_robots_joining_is_spread_over_seconds():
         while server.game.world.robots and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not server.game.world.robots                            # and left
+
+
+def test_a_match_shows_in_the_web_viewer_while_it_is_played(tmp_path, free_port):
+    import asyncio
+    import json as _json
+    import subprocess
+    import sys
+
+    import aiohttp
+
+    port = free_port()
+    match = subprocess.Popen([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "2", "--half-time",
+                              "30", "--web", str(port), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+
+    async def watch() -> list[dict]:
+        got, deadline = [], time.monotonic() + 60
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline and not any(m.get("type") == "frame" and m["t"] > 0 for m in got):
+                try:
+                    async with session.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+                        while time.monotonic() < deadline:
+                            got.append(_json.loads((await ws.receive(timeout=10)).data))
+                            if got[-1].get("type") == "frame" and got[-1]["t"] > 0:
+                                break
+                except (aiohttp.ClientError, asyncio.TimeoutError, TypeError):
+                    await asyncio.sleep(0.1)
+        return got
+
+    try:
+        seen = asyncio.run(watch())
+        out, err = match.communicate(timeout=120)
+    finally:
+        if match.poll() is None:
+            match.kill()
+            match.communicate()
+    assert match.returncode == 0, err
+    assert seen[0]["type"] == "scene" and seen[0]["field"]["length"] == 30.0
+    frames = [m for m in seen if m["type"] == "frame"]
+    assert frames and len(frames[-1]["robots"]) == 4 and frames[-1]["t"] > 0
+    assert _json.loads(out)["teams"][0]["name"]

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from ..cli_common import (PORT, OutOpt, RayCpusOpt, RayOpt, RestartOpt, WebHostOpt, WebOpt, WorkersOpt, err, fail,
                           interrupted, load_competition_file, run_competition_command, serve_until_stopped,
-                          soccer_replay)
+                          soccer_replay, start_viewer)
 
 app = typer.Typer(help="SimSpark-compatible 3D soccer on MuJoCo: agents on TCP 3100, monitors on 3200.",
                   rich_markup_mode=None, no_args_is_help=True)
@@ -31,8 +31,9 @@ def _log_to(log: Optional[Path]) -> None:
     logger.setLevel(logging.INFO)
 
 
-def _simspark_outputs(game, seed: int, log: Optional[Path], web: Optional[int], web_host: str):
-    """The run log and the web viewer of a SimSpark game: (on_cycle, viewer or None, close)."""
+def _simspark_outputs(game, seed: int, log: Optional[Path], web: Optional[int], web_host: str, viewer=None):
+    """The run log and the web viewer of a SimSpark game: (on_cycle, viewer or None, close); a
+    ``viewer`` already made is used instead of one on ``web``."""
     from ..recorder import Recorder
     from . import web as soccer_web
     from ..viewer.server import ViewerOptions, WebViewer
@@ -43,7 +44,8 @@ def _simspark_outputs(game, seed: int, log: Optional[Path], web: Optional[int], 
             recorder = Recorder(log, soccer_web.LOG_FORMAT, soccer_web.log_header(game, seed))
         except OSError as exc:
             fail(f"cannot write the log {log}: {exc.strerror}")
-    viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
+    if viewer is None and web is not None:
+        viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html"))
     live = soccer_web.LiveView(game, viewer) if viewer is not None else None
 
     def on_cycle():
@@ -110,10 +112,13 @@ def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-
                    seed: int = typer.Option(0, help="Seed of every random stream."),
                    half_time: float = typer.Option(300.0, help="Game seconds of the half (RuleHalfTime)."),
                    log: Optional[Path] = typer.Option(None, help="Record the game here for simleague simspark replay."),
+                   web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
                    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON.")):
     """Two teams of sample agents (separate processes, real TCP) play the first half, in sync mode
     without real time; prints the score line, the cycles per second and each team's falls, metres
-    walked and ball contacts, and how far the ball travelled."""
+    walked and ball contacts, and how far the ball travelled. With --web the game shows in a browser
+    as it is played (as fast as the agents go, not in real time)."""
+    from ..viewer.server import ViewerOptions, WebViewer
     from .match import MatchError, play
 
     def progress(game):
@@ -122,13 +127,23 @@ def simspark_match(agents: int = typer.Option(11, help="Sample agents a side (1-
 
     outputs = {}
 
+    viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
+
     def setup(game):
-        outputs["on_cycle"], _, outputs["close"] = _simspark_outputs(game, seed, log, None, "")
+        outputs["on_cycle"], _, outputs["close"] = _simspark_outputs(game, seed, log, None, "", viewer)
         return outputs["on_cycle"]
 
+    async def main():
+        if viewer is not None:
+            await start_viewer(viewer, web_host, web)
+        try:
+            return await play(agents, seed, half_time, progress=progress if err.is_terminal else None, setup=setup)
+        finally:
+            if viewer is not None:
+                await viewer.close()
+
     try:
-        result = asyncio.run(play(agents, seed, half_time, progress=progress if err.is_terminal else None,
-                                  setup=setup))
+        result = asyncio.run(main())
     except (MatchError, ValueError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:
