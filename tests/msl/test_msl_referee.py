@@ -86,7 +86,9 @@ def test_auto_referee_plays_two_halves_with_a_goal_and_restarts():
     while not ref.finished and t < 100:
         if 5.0 <= t < 5.05:
             ball = (0.2, -9.3)                                 # into cyan's goal: magenta scores
-        log += [(round(t, 2), c.command, c.side) for c in ref.update(t, ball)]
+        for call in ref.update(t, ball):                       # the caller applies what the referee decides
+            ref.game.apply(call)
+            log.append((round(t, 2), call.command, call.side))
         ball = (0.0, 0.0)
         t = round(t + 0.01, 2)
     assert log == [(0.0, "KICKOFF", "cyan"), (1.0, "FIRST_HALF", None), (1.0, "START", None),

@@ -52,6 +52,8 @@ class Match:
             raise ValueError(f"the extrapolation horizon must be 0..60 s, not {self.horizon}")
         self.times: dict[str, float] = {}
         self.common = -1.0                      # the newest time both teams' states have reached
+        #: both teams' states at :attr:`common` (each in its own frame), None until both sent one
+        self.common_states: dict[str, Snapshot] | None = None
         self._owner_times: list[float] = []     # ball possession: (time, side) of each change
         self._owners: list[str] = []
         self._subscriptions: dict[str, tuple[float, float]] = {}   # side -> (period, next due time)
@@ -78,7 +80,8 @@ class Match:
         if common <= self.common:
             return
         self.common = common
-        owner = self.arbiter.update({side: self._at(side, common)[0] for side in SIDES})
+        self.common_states = {side: self._at(side, common)[0] for side in SIDES}
+        owner = self.arbiter.update(self.common_states)
         if not self._owners or self._owners[-1] != owner:
             self._owner_times.append(common)
             self._owners.append(owner)
@@ -142,12 +145,6 @@ class Match:
             return None
         self._subscriptions[side] = (period, max(due + period, now + period / 2))
         return reply
-
-    def snapshot_at(self, t: float) -> dict[str, Snapshot] | None:
-        """Both teams' states at ``t`` (each in its own frame), None until both sent one."""
-        if not all(len(b) for b in self.buffers.values()):
-            return None
-        return {side: self._at(side, t)[0] for side in SIDES}
 
     def synchronise(self) -> Transition | None:
         """The time-synchronisation phase: None until both sides reported a time."""

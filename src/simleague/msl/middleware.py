@@ -85,8 +85,9 @@ class Middleware:
         self.resumed_at = {side: time.monotonic() for side in SIDES}
         self.away_since: dict[str, float] = {}
         self.timed_out: set[str] = set()
-        self.game = GameState()
-        self.auto = AutoReferee(options.half, options.delay, options.pause) if options.referee == "auto" else None
+        self.game = GameState()                 # what the referee's commands made of the match
+        self.auto = AutoReferee(options.half, options.delay, options.pause, self.game) \
+            if options.referee == "auto" else None
         self.refbox: RefboxBridge | None = None
         self.view: MatchView | None = None
         self.calls = 0
@@ -233,10 +234,9 @@ class Middleware:
             self._common_moved(self.match.common)
 
     def _common_moved(self, t: float) -> None:
-        """Both teams have reached ``t``: the auto referee looks at the ball, the view draws."""
-        states = self.match.snapshot_at(t)
-        if states is None:
-            return
+        """Both teams have reached ``t``: the auto referee looks at the ball, the view draws (both
+        from the states at ``t`` the ball's arbitration used)."""
+        states = self.match.common_states
         owner = self.match.owner_at(t)
         if self.auto is not None and not self.ended:
             ball = states[owner].ball if owner == SIDES[0] else tuple(-v for v in states[owner].ball[:2])
@@ -286,8 +286,8 @@ class Middleware:
             link.send(End(reason, (self.game.score[side], self.game.score[other(side)])))
         self._command_pausers("match over")
         if self.view is not None:
-            t = self.match.common
-            if (states := self.match.snapshot_at(t)) is not None:     # the last frame shows the end
+            t, states = self.match.common, self.match.common_states
+            if states is not None:                                     # the last frame shows the end
                 self.view.update(t, states, self.match.owner_at(t), self.team_names, self.game, force=True)
             self.view.close({"score": self.game.score, "reason": reason})
         asyncio.get_running_loop().call_later(self.options.linger, self._stop.set)

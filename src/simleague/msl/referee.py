@@ -127,15 +127,17 @@ class AutoReferee:
     ``GAMEOVER`` (no overtime), and :attr:`finished` is set. Raises ValueError for a non-positive ``half`` or negative delays.
 
     ``update(t, ball)`` takes the common simulation time (s) and the arbitrated ball (x, y) in
-    cyan's frame, or None before there is one, and returns the :class:`Call` list due.
+    cyan's frame, or None before there is one, and returns the :class:`Call` list due. The referee
+    decides, the caller applies: it reads ``game`` (the match's :class:`GameState`, its own if none
+    is given) and the caller applies each call to it (:meth:`GameState.apply`) before the next update.
     """
 
-    def __init__(self, half: float = 60.0, delay: float = 2.0, pause: float = 5.0):
+    def __init__(self, half: float = 60.0, delay: float = 2.0, pause: float = 5.0, game: GameState | None = None):
         if half <= 0 or delay < 0 or pause < 0:
             raise ValueError(f"the auto referee needs half > 0 and delays >= 0 (half {half}, delay {delay}, "
                              f"pause {pause})")
         self.half, self.delay, self.pause = half, delay, pause
-        self.game = GameState()
+        self.game = game if game is not None else GameState()
         self.finished = False
         self._plan: list[tuple[float, Call]] = []     # calls due at a time, in order
         self._half = 0
@@ -161,9 +163,10 @@ class AutoReferee:
         self._last_t = t
         while self._plan and self._plan[0][0] <= t:
             out.append(self._plan.pop(0)[1])
+        after = GameState(self.game.part, self.game.running, dict(self.game.score))   # once the caller applied them
         for call in out:
-            self.game.apply(call)
-        if not self.game.running or self._plan:
+            after.apply(call)
+        if not after.running or self._plan:
             return out
         if self._played >= self.half:
             self._played = 0.0
@@ -181,6 +184,4 @@ class AutoReferee:
             self._then(t + 2 * self.delay, Call("START"))
         else:
             return out
-        for call in calls:
-            self.game.apply(call)
         return out + calls
