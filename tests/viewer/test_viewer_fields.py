@@ -36,3 +36,23 @@ def test_msl_field_and_a_scene_message():
                                 "goal_area_length": 0.75, "goal_area_width": 3.5, "penalty_mark": 3.0}
     assert message["colours"]["right"] == "#C240BC"
     assert "colours" not in fields.scene("SimSpark soccer", "replay", fields.MSL)
+
+
+def test_a_soccer_replay_names_the_line_that_is_not_a_frame(tmp_path):
+    from simleague.errors import ReplayError
+    from simleague.msl import web as msl_web
+    from simleague.recorder import Recorder
+    from simleague.viewer.replay import soccer_frames
+
+    good = {"t": 0.04, "ball": [0.0, 0.0], "robots": []}
+    assert soccer_frames("x.jsonl", [good, good], "a soccer frame")["frames"][1] == {**good, "type": "frame"}
+    with pytest.raises(ReplayError, match=r"x.jsonl:3: not a soccer frame"):
+        soccer_frames("x.jsonl", [good, {"t": 1}], "a soccer frame")
+    with pytest.raises(ReplayError, match="no frames recorded"):
+        soccer_frames("x.jsonl", [], "a soccer frame")
+    log = tmp_path / "msl.jsonl"
+    with Recorder(log, msl_web.LOG_FORMAT, {}) as recorder:
+        recorder.cycle(good)
+        recorder.cycle({"t": 0.08, "ball": "here"})
+    with pytest.raises(ReplayError, match=r"msl.jsonl:3: not an MSL frame"):
+        msl_web.load_replay(log)

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..errors import ReplayError
 from ..recorder import LogError, Recorder, read_log
 from ..viewer import fields
+from ..viewer.replay import soccer_frames
 from ..viewer.server import ViewerOptions, WebViewer, serve_messages
 from .buffer import Snapshot, mirror
 from .messages import SIDES
@@ -104,14 +105,7 @@ def load_replay(log: str | Path) -> tuple[dict, dict]:
         header, cycles, _ = read_log(log, LOG_FORMAT)
     except LogError as exc:
         raise ReplayError(str(exc)) from None
-    frames = []
-    for n, record in enumerate(cycles, 2):
-        if not isinstance(record.get("ball"), list) or not isinstance(record.get("robots"), list):
-            raise ReplayError(f"{log}:{n}: not an MSL frame")
-        frames.append({**{k: v for k, v in record.items() if k != "kind"}, "type": "frame"})
-    if not frames:
-        raise ReplayError(f"{log}: no frames recorded")
-    return scene("replay"), {"type": "replay", "frames": frames}
+    return scene("replay"), soccer_frames(log, cycles, "an MSL frame")
 
 
 async def serve_replay(log: str | Path, options: ViewerOptions, ready=None) -> None:

@@ -25,6 +25,7 @@ from ..errors import ReplayError
 from ..recorder import LogError, read_log
 from ..soccer.rules import SoccerRules, Team
 from ..viewer import fields
+from ..viewer.replay import soccer_frames
 from ..viewer.server import ViewerOptions, WebViewer, serve_messages
 from .game import Game
 
@@ -86,13 +87,7 @@ def load_replay(log: str | Path, fmt: str = LOG_FORMAT) -> tuple[dict, dict]:
         raise ReplayError(str(exc)) from None
     except (KeyError, TypeError, ValueError):
         raise ReplayError(f"{log}: the header has no valid rules (not a soccer run log?)") from None
-    frames = []
-    for n, record in enumerate(cycles, 2):
-        if not isinstance(record.get("ball"), list) or not isinstance(record.get("robots"), list):
-            raise ReplayError(f"{log}:{n}: not a soccer frame")
-        frames.append({**{k: v for k, v in record.items() if k != "kind"}, "type": "frame"})
-    if not frames:
-        raise ReplayError(f"{log}: no frames recorded")
+    replay = soccer_frames(log, cycles, "a soccer frame")
     scene_message = scene(rules, "replay")
     if isinstance(header.get("colours"), dict):
         scene_message["colours"] = header["colours"]
@@ -100,7 +95,7 @@ def load_replay(log: str | Path, fmt: str = LOG_FORMAT) -> tuple[dict, dict]:
     if isinstance(shown, dict) and isinstance(shown.get("field"), dict):    # a humanoid game's markings
         scene_message["title"] = str(shown.get("title", scene_message["title"]))
         scene_message["field"].update(shown["field"])
-    return scene_message, {"type": "replay", "frames": frames}
+    return scene_message, replay
 
 
 async def serve_replay(log: str | Path, options: ViewerOptions, ready=None, fmt: str = LOG_FORMAT) -> None:
