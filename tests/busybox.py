@@ -2,10 +2,9 @@
 only file, with the applets a test needs linked to it, imported with ``docker import``."""
 
 import io
-import shutil
 import tarfile
 
-from system import need_docker
+from system import need_docker, need_program
 
 
 def busybox_image(repository: str, tag: str, applets: tuple[str, ...], files: dict[str, str] | None = None):
@@ -13,7 +12,7 @@ def busybox_image(repository: str, tag: str, applets: tuple[str, ...], files: di
     None makes the path a link to ``usr/<path>``) and return the docker client. Skips the test
     (with what to install) without a running docker engine or a static busybox (:mod:`system`)."""
     client = need_docker()
-    busybox = shutil.which("busybox")
+    busybox = need_program("busybox", "apt-get install busybox-static")
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         tar.add(busybox, arcname="bin/busybox")

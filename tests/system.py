@@ -30,8 +30,7 @@ def need_program(name: str, install: str) -> str:
 
 
 def need_docker():
-    """A docker client for a running engine (and a static busybox to make images with), or
-    :func:`missing`."""
+    """A docker client for a running engine, or :func:`missing`."""
     import docker
 
     try:
@@ -39,5 +38,4 @@ def need_docker():
         client.ping()
     except docker.errors.DockerException:
         missing("a running docker engine", "apt-get install docker.io && dockerd &")
-    need_program("busybox", "apt-get install busybox-static")
     return client

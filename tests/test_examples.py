@@ -21,6 +21,18 @@ def example(path: str, *args: str, timeout: float = 120) -> subprocess.Completed
                           timeout=timeout)
 
 
+def wait_for_port(port: int, timeout: float = 60.0) -> None:
+    """Return once a server listens on TCP ``port`` of 127.0.0.1 (or after ``timeout`` s: the
+    example then fails with the server's error)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+
+
 def stop(proc: subprocess.Popen) -> str:
     if proc.poll() is None:
         proc.terminate()
@@ -54,13 +66,7 @@ def test_the_simspark_looker_sees_the_ball(free_port):
                                         "--monitor-port", str(monitor_port)),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", agent_port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for_port(agent_port)
         done = example("simspark/looker.py", "--port", str(agent_port), "--seconds", "4")
     finally:
         err = stop(server)
@@ -77,13 +83,7 @@ def test_the_humanoid_head_shaker_moves_its_robots_head(free_port):
                                         "--gc-return-port", str(free_port(socket.SOCK_DGRAM))),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", base), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for_port(base)
         done = example("vhsc/head_shaker.py", "--address", f"127.0.0.1:{base}", "--seconds", "3")
     finally:
         err = stop(server)

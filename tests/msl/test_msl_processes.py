@@ -11,19 +11,18 @@ import time
 import uuid
 from pathlib import Path
 
-import aiohttp
 import psutil
 import pytest
 from busybox import busybox_image, python_image
 from msl_helpers import simleague
 from system import need_program
-
-from simleague.msl.web import load_replay
-
-COMPOSE = Path(__file__).resolve().parents[2] / "examples" / "msl" / "compose.yaml"
+from viewer_pages import watch
 
 from simleague.msl.messages import Command, decode_pauser, encode
 from simleague.msl.pauser import DockerBackend, Pauser, ProcessBackend
+from simleague.msl.web import load_replay
+
+COMPOSE = Path(__file__).resolve().parents[2] / "examples" / "msl" / "compose.yaml"
 
 UPDATE_PERIOD = 0.02  # a toy team sends a state every 20 ms of simulation time (thesis 6.2: 50 Hz)
 
@@ -167,41 +166,15 @@ def test_pauser_reports_a_failing_backend_instead_of_dying():
     assert "PermissionError: not allowed" in report.detail
 
 
-async def _watch(url: str, seconds: float) -> list[dict]:
-    """The messages a page of the web viewer gets in ``seconds`` (retrying until it is up)."""
-    got, deadline = [], time.monotonic() + seconds
-    async with aiohttp.ClientSession() as session:
-        while time.monotonic() < deadline:
-            try:
-                async with session.ws_connect(url) as ws:
-                    while time.monotonic() < deadline:
-                        try:
-                            message = await ws.receive(timeout=1.0)
-                        except asyncio.TimeoutError:
-                            continue
-                        if message.type != aiohttp.WSMsgType.TEXT:
-                            return got
-                        got.append(json.loads(message.data))
-            except aiohttp.ClientError:
-                await asyncio.sleep(0.2)
-    return got
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and_recorded(tmp_path):
+def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and_recorded(tmp_path, free_port):
     client, image, mounts = python_image("simleague-test-python", "1")
-    port, record, log = _free_port(), tmp_path / "match.jsonl.gz", tmp_path / "mw.jsonl"
+    port, record, log = free_port(), tmp_path / "match.jsonl.gz", tmp_path / "mw.jsonl"
     demo = subprocess.Popen(simleague("msl", "demo", "--referee", "auto", "--half", "4", "--seconds", "120",
                                       "--slow", "0.7", "--docker", image, *[f"--docker-arg={m}" for m in mounts],
                                       "--log", str(record), "--web", str(port), "--events", str(log), "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        seen = asyncio.run(_watch(f"ws://127.0.0.1:{port}/ws", 25))
+        seen = asyncio.run(watch(f"ws://127.0.0.1:{port}/ws", 25))
         out, err = demo.communicate(timeout=180)
     finally:
         if demo.poll() is None:
@@ -234,7 +207,7 @@ def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and
     assert not client.containers.list(all=True, filters={"ancestor": image})
 
 
-def test_the_example_compose_file_plays_a_match_with_docker_pausers(tmp_path):
+def test_the_example_compose_file_plays_a_match_with_docker_pausers(tmp_path, free_port):
     compose = need_program("docker-compose", "apt-get install docker-compose")
     client, image, mounts = python_image("simleague-test-python", "1")
     volumes = [mounts[i + 1] for i in range(0, len(mounts), 2)]
@@ -243,7 +216,7 @@ def test_the_example_compose_file_plays_a_match_with_docker_pausers(tmp_path):
     (tmp_path / "override.json").write_text(json.dumps(override))
     (tmp_path / "out").mkdir()
     project = f"simleague-test-{uuid.uuid4().hex[:8]}"
-    env = dict(os.environ, MSL_IMAGE=image, MSL_MATCH=project, MSL_HALF="3", MSL_WEB_PORT=str(_free_port()),
+    env = dict(os.environ, MSL_IMAGE=image, MSL_MATCH=project, MSL_HALF="3", MSL_WEB_PORT=str(free_port()),
                MSL_OUT=str(tmp_path / "out"))
     words = [compose, "-p", project, "-f", str(COMPOSE), "-f", str(tmp_path / "override.json")]
     try:

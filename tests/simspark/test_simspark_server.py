@@ -599,29 +599,16 @@ def test_a_match_shows_in_the_web_viewer_while_it_is_played(tmp_path, free_port)
     import subprocess
     import sys
 
-    import aiohttp
+    from viewer_pages import watch
 
     port = free_port()
     match = subprocess.Popen([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "2", "--half-time",
                               "30", "--web", str(port), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
 
-    async def watch() -> list[dict]:
-        got, deadline = [], time.monotonic() + 60
-        async with aiohttp.ClientSession() as session:
-            while time.monotonic() < deadline and not any(m.get("type") == "frame" and m["t"] > 0 for m in got):
-                try:
-                    async with session.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
-                        while time.monotonic() < deadline:
-                            got.append(_json.loads((await ws.receive(timeout=10)).data))
-                            if got[-1].get("type") == "frame" and got[-1]["t"] > 0:
-                                break
-                except (aiohttp.ClientError, asyncio.TimeoutError, TypeError):
-                    await asyncio.sleep(0.1)
-        return got
-
     try:
-        seen = asyncio.run(watch())
+        seen = asyncio.run(watch(f"ws://127.0.0.1:{port}/ws", 60,
+                                 until=lambda got: got[-1].get("type") == "frame" and got[-1]["t"] > 0))
         out, err = match.communicate(timeout=120)
     finally:
         if match.poll() is None:
