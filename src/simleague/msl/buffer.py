@@ -14,11 +14,10 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from ..angles import wrap
+from ..angles import TWO_PI, wrap
 from .. import errors
 from .messages import Ball, Robot, State
 
-TWO_PI = 2.0 * math.pi
 Row = tuple[float, float, float, float, float, float]
 
 
