@@ -175,9 +175,11 @@ def test_refbox_commands_reach_both_teams_at_the_same_simulation_time(tmp_path):
         mw.wait_event("refbox_connected", side="cyan", timeout=10)
         mw.wait_event("refbox_connected", side="magenta", timeout=10)
         time.sleep(0.5)                                        # world states reach the RefBox meanwhile
-        chunks = captured_chunks() + [b'{\n  "command": "GAMEOVER",\n  "targetTeam": ""\n}\x00']
+        garbage = [b"K\x00", b'{"command": "SHOOT", "targetTeam": ""}\x00']   # old letters, an unknown command
+        chunks = garbage + captured_chunks() + [b'{\n  "command": "GAMEOVER",\n  "targetTeam": ""\n}\x00']
         refbox.play(chunks, gap=0.2)
         mw.wait_event("end", timeout=30)
+        problems = [e["message"] for e in mw.events("refbox_error")]
         outs = [procs[i].communicate(timeout=30) for i in (0, 2)]
     finally:
         for p in procs:
@@ -194,8 +196,9 @@ def test_refbox_commands_reach_both_teams_at_the_same_simulation_time(tmp_path):
         s = json.loads(out.strip().splitlines()[-1])
         stats[s["side"]] = s
     cyan, magenta = stats["cyan"]["applied"], stats["magenta"]["applied"]
-    sent = sum(chunk.count(b"\0") for chunk in chunks)
+    sent = sum(chunk.count(b"\0") for chunk in chunks) - len(garbage)
     assert len(cyan) == len(magenta) == sent                # every command, none lost
+    assert any("not a RefBox command" in p for p in problems) and any("'SHOOT'" in p for p in problems)
     for c, m in zip(cyan, magenta):
         seq, command, target, address, t, applied = c
         assert (m[0], m[1], m[4]) == (seq, command, t)          # the same command, stamped with one time ...
