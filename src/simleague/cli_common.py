@@ -50,9 +50,31 @@ async def start_viewer(viewer, web_host: str, web: int) -> None:
     err.print(f"web viewer at {viewer.url}")
 
 
+class _Stopped(Exception):
+    """Ctrl-C or SIGTERM reached a serving event loop."""
+
+
 async def _serve(server, banner, viewer, web_host: str, web) -> None:
     """Start ``server`` (a SimSpark or humanoid API server), print ``banner()`` (it may name the
-    ports the server got), start ``viewer`` if any, run until stopped, then close both."""
+    ports the server got), start ``viewer`` if any, run until stopped, then close both. Ctrl-C and
+    SIGTERM are taken by the event loop between two callbacks (a KeyboardInterrupt raised by the
+    signal itself could land inside a connection's handler and print its traceback) and end the
+    run as :class:`_Stopped`."""
+    loop, main = asyncio.get_running_loop(), asyncio.current_task()
+    signals = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, main.cancel)
+        signals.append(sig)
+    try:
+        await _serve_until_cancelled(server, banner, viewer, web_host, web)
+    except asyncio.CancelledError:
+        raise _Stopped from None
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
+async def _serve_until_cancelled(server, banner, viewer, web_host: str, web) -> None:
     await server.start()
     err.print(banner())
     if viewer is not None:
@@ -73,7 +95,7 @@ def serve_until_stopped(server, banner, viewer, web_host: str, web, where: str, 
         asyncio.run(_serve(server, banner, viewer, web_host, web))
     except OSError as exc:
         fail(f"cannot serve on {where}: {exc.strerror or exc}")
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Stopped):
         stopped = True
     finally:
         if close is not None:
