@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from . import errors
 from .clock import MODES
 
 err = Console(stderr=True)
@@ -50,8 +51,9 @@ async def start_viewer(viewer, web_host: str, web: int) -> None:
     err.print(f"web viewer at {viewer.url}")
 
 
-class _Stopped(Exception):
-    """Ctrl-C or SIGTERM reached a serving event loop."""
+class _Stopped(errors.Error):
+    """Raised when Ctrl-C or SIGTERM reached a serving event loop (the command then says it was
+    interrupted)."""
 
 
 async def _serve(server, banner, viewer, web_host: str, web) -> None:
