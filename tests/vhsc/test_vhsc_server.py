@@ -139,9 +139,13 @@ def test_time_steps_sent_again_every_step_keep_each_sensors_period():
 def test_a_camera_time_step_sent_again_every_step_keeps_its_period():
     need_a_gl_platform()
     with running() as server, RobotClient(address(server, ("red", 1))) as robot:
-        seen = _cadence(robot, {"camera": 32, "gyro": 8}, 120)
-    assert len(seen["camera"]) >= 120 // 4 - 2
-    assert {b - a for a, b in zip(seen["camera"], seen["camera"][1:])} == {32}
+        seen = _cadence(robot, {"camera": 32, "gyro": 8}, 240)
+    cameras, steps = seen["camera"], seen["gyro"]
+    # The server steps freely, so the first messages read may predate the request: count from the
+    # first image to the last step read.
+    assert len(cameras) >= 20
+    assert {b - a for a, b in zip(cameras, cameras[1:])} == {32}
+    assert len(cameras) == (steps[-1] - cameras[0]) // 32 + 1
 
 
 def test_the_originals_warnings_for_camera_requests_and_a_motors_time_step():
