@@ -96,6 +96,11 @@ class MiddlewareProcess:
             time.sleep(0.02)
         raise AssertionError(f"no {kind} event {match} in the log")
 
+    def handled(self, side: str, t: float) -> None:
+        """Wait until the middleware has handled ``side``'s message of time ``t`` (its log says so):
+        two teams' sockets are read independently, so one team's message sent later may be handled first."""
+        self.wait_event("in", side=side, t=t)
+
     def stop(self) -> str:
         if self.proc.poll() is None:
             self.proc.terminate()

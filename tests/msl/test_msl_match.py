@@ -54,12 +54,6 @@ def teams(mw, cyan_end=b"\n"):
     return c, m
 
 
-def handled(mw, side: str, t: float) -> None:
-    """Wait until the middleware has handled ``side``'s message of time ``t`` (its log says so):
-    two teams' sockets are read independently, so one team's message sent later may be handled first."""
-    mw.wait_event("in", side=side, t=t)
-
-
 def captured_worldstate() -> bytes:
     """The world state a team sent RefBox2015 in the capture (its own bytes, NUL included)."""
     for line in CAPTURE.read_text().splitlines():
@@ -79,7 +73,7 @@ def test_a_team_speaking_the_refboxs_framing_and_world_state_plays(run):
     c.send(json.dumps(ws, indent=2).encode() + b"\0")
     ws["t"] = 1.0
     c.send(json.dumps(ws, indent=2).encode() + b"\0")          # pretty-printed, newlines inside, NUL at the end
-    handled(mw, "cyan", 1.0)
+    mw.handled("cyan", 1.0)
     m.send(state(1.0))
     m.send({"type": "request", "t": 0.98})                    # its ageMs (20) dates it 20 ms before t
     reply = m.recv()
@@ -99,7 +93,7 @@ def test_requests_carry_ids_several_in_flight_and_errors_name_them(run):
                         "inReplyTo": "request", "id": 1}
     m.send(state(1.0, [(1, 1.0, 0.0, 0.0, 0)]))
     m.send(state(2.0, [(1, 3.0, 0.0, 0.0, 0)]))
-    handled(mw, "magenta", 2.0)
+    mw.handled("magenta", 2.0)
     for rid, t in ((10, 1.0), (11, 1.5), (12, 2.0)):           # three at once, no waiting in between
         c.send({"type": "request", "t": t, "id": rid})
     replies = [c.recv() for _ in range(3)]
@@ -112,7 +106,7 @@ def test_a_subscription_pushes_the_opponent_every_period_of_the_subscribers_time
     c, m = teams(mw)
     m.send(state(0.0))
     m.send(state(2.0))
-    handled(mw, "magenta", 2.0)
+    mw.handled("magenta", 2.0)
     c.send({"type": "subscribe", "period": 0.1})
     for k in range(51):
         c.send(state(round(k * 0.02, 2)))
@@ -132,7 +126,7 @@ def test_a_request_does_not_move_the_clock_and_extrapolation_stops_at_the_horizo
     c, m = teams(mw)
     m.send(state(0.1, ball=(0.1, 0.0, 0.0)))
     m.send(state(0.2, ball=(0.2, 0.0, 0.0)))                   # the magenta ball rolls at 1 m/s
-    handled(mw, "magenta", 0.2)
+    mw.handled("magenta", 0.2)
     c.send(state(0.2))
     c.send({"type": "request", "t": 100.0, "id": 1})
     reply = c.recv()
@@ -154,11 +148,11 @@ def test_possession_changes_at_one_simulation_time_for_both_teams(run):
     c.send(state(0.5, ball=(1.0, 1.0, 0.0)))
     m.send(state(0.5, ball=(-1.0, -1.0, 0.0)))
     m.send(state(1.0, [(1, 0.0, 0.0, 0.0, 1)], ball=(0.1, 0.0, 0.0)))   # magenta engages, ahead of cyan
-    handled(mw, "magenta", 1.0)
+    mw.handled("magenta", 1.0)
     c.send({"type": "request", "t": 1.0, "id": 1})
     assert c.recv()["ballFrom"] == "cyan"                      # cyan has not reached 1.0: not decided yet
     c.send(state(1.0, ball=(1.0, 1.0, 0.0)))
-    handled(mw, "cyan", 1.0)
+    mw.handled("cyan", 1.0)
     for peer in (c, m):
         peer.send({"type": "request", "t": 1.0, "id": 2})
         assert peer.recv()["ballFrom"] == "magenta"

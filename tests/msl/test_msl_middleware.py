@@ -58,6 +58,7 @@ def test_request_gets_the_opponent_mirrored_and_interpolated(mw):
     c, m = teams(mw)
     m.send(state(1.0, [(2, 1.0, 3.0, 0.0, 0)], ball=(1.5, 3.0, 0.0)))
     m.send(state(1.1, [(2, 2.0, 3.0, 0.0, 0)], ball=(2.5, 3.0, 0.0)))
+    mw.handled("magenta", 1.1)
     c.send({"type": "request", "t": 1.05})
     r = c.recv()
     assert r["robots"] == [{"id": 2, "pose": [-1.5, -3.0, 3.1416], "velocity": [-0.0, -0.0, 0.0],
@@ -74,6 +75,7 @@ def test_team_ahead_is_paused_and_resumed_through_its_pauser(mw):
     c, m = teams(mw)
     c.send(state(1.0))
     m.send(state(1.0))
+    mw.handled("magenta", 1.0)
     c.send(state(1.25))  # |t1 - t2| = 0.25 > ε1: e1, pause cyan
     cmd = p["cyan"].recv()
     assert (cmd["type"], cmd["action"], cmd["reason"], cmd["t1"], cmd["t2"]) == ("command", "pause", "e1", 1.25, 1.0)
@@ -92,6 +94,8 @@ def test_reconnect_pauses_the_other_team_and_keeps_the_buffers(mw):
     c, m = teams(mw)
     m.send(state(1.0, [(3, 1.0, 1.0, 0.0, 0)]))
     c.send(state(1.0))
+    mw.handled("magenta", 1.0)
+    mw.handled("cyan", 1.0)
     c.close()
     cmd = p["magenta"].recv()
     assert (cmd["action"], cmd["reason"]) == ("pause", "opponent away")
@@ -116,6 +120,7 @@ def test_bad_input_gets_an_error_and_the_other_team_is_still_served(mw):
     c, m = teams(mw)
     m.send(state(1.0, [(1, 2.0, 0.0, 0.0, 0)]))
     m.send(state(2.0, [(1, 4.0, 0.0, 0.0, 0)]))
+    mw.handled("magenta", 2.0)
     bad = [
         (b"{not json\n", "not a JSON object"),
         (b'{"type": "shoot", "t": 1}\n', "Invalid value 'shoot'"),
@@ -169,6 +174,7 @@ def test_team_client_library_round_trip_and_reconnect(mw):
     with pytest.raises(MiddlewareError, match="no state from the magenta team"):
         client.request(0.5)
     m.send(state(1.0, [(7, 1.0, 2.0, 0.0, 1)], ball=(1.2, 2.0, 0.0)))
+    mw.handled("magenta", 1.0)
     client.send_state(1.0, [Robot(1, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 0)], Ball((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
     reply = client.request(1.0)
     assert [r.id for r in reply.robots] == [7] and reply.ballFrom == "magenta"
@@ -253,6 +259,7 @@ def test_a_team_flooding_requests_while_reading_replies_leaves_the_other_its_sha
     c, m = teams(mw)
     c.send(state(1.0))
     m.send(state(1.0))
+    mw.handled("cyan", 1.0)
     stop = threading.Event()
     burst = (json.dumps({"type": "request", "t": 1.0}) + "\n").encode() * 200
 
