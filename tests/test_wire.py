@@ -147,3 +147,28 @@ def test_a_log_limiter_logs_so_many_lines_a_second_then_counts(caplog, monkeypat
         limiter.log(logging.INFO, "bad 10")
     assert [r.getMessage() for r in caplog.records][3:] == [
         "client 7: 7 more problems in the last second not logged", "bad 10"]
+
+
+@pytest.mark.parametrize("patience, verdicts", [
+    (0, "S D"),                     # SimSpark, MSL, the viewers: cut off at once
+    (2, "S R R D"),                 # the humanoid API: two measurements dropped, then cut off
+    (None, "S R R R R R"),          # the RefBox bridge: skips, never cuts off
+])
+def test_one_slow_reader_rule_sends_drops_then_disconnects(patience, verdicts):
+    from simleague.wire.limits import SlowReader, Verdict
+
+    reader = SlowReader(max_unsent=100, patience=patience)
+    code = {"S": Verdict.SEND, "R": Verdict.DROP, "D": Verdict.DISCONNECT}
+    unsent = [100] + [101] * (len(verdicts.split()) - 1)     # at the bound, then over it
+    assert [reader.verdict(n) for n in unsent] == [code[v] for v in verdicts.split()]
+
+
+def test_a_slow_reader_that_catches_up_is_told_how_many_it_missed():
+    from simleague.wire.limits import SlowReader, Verdict
+
+    reader = SlowReader(max_unsent=100, patience=5)
+    assert [reader.verdict(n) for n in (500, 500, 500)] == [Verdict.DROP] * 3
+    assert reader.verdict(0) is Verdict.SEND and reader.missed == 3
+    assert reader.verdict(0) is Verdict.SEND and reader.missed == 0
+    # the count is of drops in a row: after a send, the patience is whole again
+    assert [reader.verdict(500) for _ in range(6)] == [Verdict.DROP] * 5 + [Verdict.DISCONNECT]

@@ -232,9 +232,9 @@ def test_a_slow_reader_is_told_how_many_messages_were_dropped():
             # reads nothing until the server dropped messages: how long the buffers take to fill
             # depends on the machine's load (a fixed second was too short on a busy one)
             deadline = time.monotonic() + 60
-            while server.robots[("red", 1)].dropped == 0 and time.monotonic() < deadline:
+            while server.robots[("red", 1)].reader.dropped == 0 and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert server.robots[("red", 1)].dropped > 0
+            assert server.robots[("red", 1)].reader.dropped > 0
             texts, times = [], []
             for _ in range(20000):
                 m = robot.receive()

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from ..wire.limits import SlowReader, Verdict
 from .messages import MessageSplitter, encode
 
 #: Messages of one team waiting to be handled; beyond this the middleware stops reading its socket.
@@ -32,13 +33,14 @@ class Link:
     heard: float = field(default_factory=time.monotonic)
     queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(QUEUE_MAX))
     told_no_t: bool = False
+    reader: SlowReader = field(default_factory=lambda: SlowReader(MAX_UNREAD_OUT))
 
     def send(self, message: msgspec.Struct) -> int:
         """Queue a message; its size in bytes, or 0 (and the connection closed) if the peer stopped
         reading."""
         if self.writer.is_closing():
             return 0
-        if self.writer.transport.get_write_buffer_size() > MAX_UNREAD_OUT:
+        if self.reader.verdict(self.writer.transport.get_write_buffer_size()) is not Verdict.SEND:
             self.writer.close()
             return 0
         data = encode(message, self.end)

@@ -30,10 +30,14 @@ from collections.abc import Callable
 
 import msgspec
 
+from ..wire.limits import SlowReader, Verdict
 from .messages import SIDES, MessageSplitter, State
 from .referee import COMMANDS, Call, RefboxCommand
 
 log = logging.getLogger("simleague.msl.refbox")
+
+#: Bytes of world states that may wait unread by the RefBox before newer ones are skipped.
+UNREAD_WORLD_STATES = 1 << 20
 
 _decoder = msgspec.json.Decoder(RefboxCommand)
 _encoder = msgspec.json.Encoder()
@@ -81,6 +85,8 @@ class RefboxBridge:
         self.on_command, self.events = on_command, events
         self.period, self.retry = period, retry
         self.writers: dict[str, asyncio.StreamWriter] = {}
+        # a RefBox that stops reading misses world states (each is superseded); never disconnected
+        self._unread = {side: SlowReader(UNREAD_WORLD_STATES, patience=None) for side in SIDES}
         self.received = 0
         self._newest: dict[str, bytes | Callable[[], bytes]] = {}
 
@@ -137,7 +143,9 @@ class RefboxBridge:
             await asyncio.sleep(self.period)
             for side, data in list(self._newest.items()):
                 writer = self.writers.get(side)
-                if writer is not None and not writer.is_closing() and writer.transport.get_write_buffer_size() < 1 << 20:
+                if writer is None or writer.is_closing():
+                    continue
+                if self._unread[side].verdict(writer.transport.get_write_buffer_size()) is Verdict.SEND:
                     writer.write((data if isinstance(data, bytes) else data()) + b"\0")
             self._newest.clear()
 

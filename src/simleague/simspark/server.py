@@ -7,7 +7,8 @@ SimulationServer: StartCycle, SenseAgent, ActAgent, Step, EndCycle): an agent's 
 message reaches the world two steps after the state the message described, and teams tune their
 motor skills to that.
 
-Pacing (:mod:`simleague.clock`): ``realtime`` makes each cycle last at least 20 ms; ``sync`` makes a
+Pacing (:mod:`simleague.clock`): ``realtime`` ends cycle n no earlier than n x 20 ms after the first
+(a late cycle made up by the next ones, as the original's timer); ``sync`` makes a
 cycle wait until every agent past its 5-cycle grace sent ``(syn)`` (at most ``sync_timeout`` s, 30
 by default: an agent that never sends it is logged once and no longer waited for until it does; the
 original waits for ever, and a team that starts its players one after another (FC Portugal's)
@@ -19,7 +20,7 @@ to wait for, and no reason to burn the processor that starting agents need).
 Bad input never stops the server: a frame over the limit or a connection that breaks closes that
 connection only; an effector or trainer command that cannot be understood is logged and the rest
 of the message applied; a client that does not read is dropped once ``max_backlog`` bytes wait
-for it, never waited for.
+for it, never waited for (:class:`simleague.wire.limits.SlowReader` with no patience).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from ..clock import Clock
 from ..soccer.world import CYCLE
 from ..wire.framing import FrameDecoder, FrameError, encode
-from ..wire.limits import LogLimiter
+from ..wire.limits import LogLimiter, SlowReader, Verdict
 from .game import Agent, Game
 from .messages import Scene, Syn, parse_agent_message
 
@@ -61,7 +62,7 @@ class SimSparkOptions:
     """How a SimSpark server runs: bind ``host`` and the ``agent_port`` and ``monitor_port`` (0 = any
     free port); ``sync`` (wait for every agent's ``(syn)``, at most ``sync_timeout`` s; 0: for ever,
     as the original, whose teams start their players expecting it) and
-    ``realtime`` (cycles of at least 20 ms) pacing; ``allow_kill_sim`` (a trainer's ``killsim``
+    ``realtime`` (20 ms cycles against the wall clock) pacing; ``allow_kill_sim`` (a trainer's ``killsim``
     stops the server); ``max_backlog`` (bytes waiting for a client that does not read before it is
     dropped); ``cycles`` (stop after this many; None: until :meth:`SimSparkServer.stop`)."""
 
@@ -84,6 +85,7 @@ class _Client:
     writer: asyncio.StreamWriter
     decoder: FrameDecoder
     name: str
+    reader: SlowReader                      # whether it reads what it is sent
     agent: Agent | None = None
     pending: list = field(default_factory=list)
     synced: bool = False
@@ -163,7 +165,8 @@ class SimSparkServer:
     async def _agent(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._handlers.add(asyncio.current_task())
         peer = writer.get_extra_info("peername")
-        client = _Client(writer, FrameDecoder(MAX_AGENT_FRAME), f"agent {peer[0]}:{peer[1]}")
+        client = _Client(writer, FrameDecoder(MAX_AGENT_FRAME), f"agent {peer[0]}:{peer[1]}",
+                         SlowReader(self.opt.max_backlog))
         if len(self.agents) >= MAX_AGENTS:
             self._refusals.log(logging.WARNING, f"{client.name} refused: {MAX_AGENTS} agents connected already")
             writer.close()
@@ -178,7 +181,8 @@ class SimSparkServer:
     async def _monitor(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._handlers.add(asyncio.current_task())
         peer = writer.get_extra_info("peername")
-        client = _Client(writer, FrameDecoder(MAX_MONITOR_FRAME), f"monitor {peer[0]}:{peer[1]}")
+        client = _Client(writer, FrameDecoder(MAX_MONITOR_FRAME), f"monitor {peer[0]}:{peer[1]}",
+                         SlowReader(self.opt.max_backlog))
         if len(self.monitors) >= MAX_MONITORS:
             self._refusals.log(logging.WARNING, f"{client.name} refused: {MAX_MONITORS} monitors connected already")
             writer.close()
@@ -276,7 +280,7 @@ class SimSparkServer:
     def _send(self, client: _Client, payload: bytes) -> None:
         if client.closed:
             return
-        if client.writer.transport.get_write_buffer_size() > self.opt.max_backlog:
+        if client.reader.verdict(client.writer.transport.get_write_buffer_size()) is not Verdict.SEND:
             self._drop(client, f"does not read ({self.opt.max_backlog} bytes wait for it); disconnected")
             return
         client.writer.write(encode(payload))

@@ -8,13 +8,14 @@ time; at most ``MAX_WAITING`` wait, more are refused); every attempt is logged. 
 ``ActuatorRequests`` that arrived, steps the world and sends each connected robot one
 ``SensorMeasurements``. Pacing (the league's ``maximum_real_time_factor``): step n ends no earlier
 than n x 8 ms / factor of wall time after the first, so a step that took longer is made up by the
-next ones (a debt of more than ``MAX_LAG`` s, a stalled machine, is forgiven); factor 0 runs as
+next ones (a debt of more than :data:`simleague.clock.MAX_LAG_S`, a stalled machine, is forgiven); factor 0 runs as
 fast as the world steps.
 
 Unlike the original, a client that does not read never slows the simulation: a measurement that
 finds more than ``max_unsent`` bytes still waiting for the client is dropped (the newest is kept,
 and the next one sent carries a WARNING saying how many were dropped), and a client that had
-``max_dropped`` messages dropped in a row (10 s by default) is disconnected. The bandwidth quota (350 MB/s per team,
+``max_dropped`` messages dropped in a row (10 s by default) is disconnected
+(:class:`simleague.wire.limits.SlowReader`, the rule every server applies). The bandwidth quota (350 MB/s per team,
 divided among its players, over the last second) replaces a message over budget by one with only
 the time and the original's ERROR text. Garbage or an oversized frame gets an ERROR message and
 the connection is closed; the robot keeps its state for a reconnection.
@@ -30,9 +31,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..clock import Clock
 from ..soccer.cameras import CameraError, Cameras
 from ..wire.framing import FrameDecoder, FrameError, encode
-from ..wire.limits import LogLimiter
+from ..wire.limits import LogLimiter, SlowReader, Verdict
 from . import messages as M
 from .gamecontroller import RETURN_ALIVE, ReturnData
 from .referee import Action, FieldView, PlaceBall, PlaceRobot, SwitchRobot
@@ -46,7 +48,6 @@ MAX_REQUEST_FRAME = 1 << 20        # bytes of one ActuatorRequests
 MAX_QUEUED = 16                    # requests kept per robot between two steps
 SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per robot connection
 MAX_RETURN_LINES = 10              # log lines a second about RGrt packets
-MAX_LAG = 0.5                      # s of wall time a real-time run may fall behind and make up
 MAX_WAITING = 4                    # clients waiting for a robot's port to be free
 MAX_CLIENT_LINES = 10              # log lines a second about one robot port's clients
 
@@ -128,7 +129,7 @@ class _Robot:
     quota: float                    # bytes per second
     writer: asyncio.StreamWriter | None = None
     queued: list = field(default_factory=list)
-    dropped: int = 0                # measurements not sent since the last one that was
+    reader: SlowReader | None = None  # whether the client reads its measurements (one per client)
     sent: deque = field(default_factory=deque)   # (monotonic time, bytes) over the last second
     server: asyncio.AbstractServer | None = None
     port: int = 0
@@ -306,7 +307,7 @@ class VhscServer:
         if sock is not None:              # a small kernel buffer: a slow reader shows up soon, and
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)   # never gets stale data
         writer.write(WELCOME)
-        robot.writer, robot.dropped = writer, 0
+        robot.writer, robot.reader = writer, SlowReader(self.opt.max_unsent, self.opt.max_dropped)
         robot.connections += 1
         decoder = FrameDecoder(MAX_REQUEST_FRAME)
         try:
@@ -342,9 +343,9 @@ class VhscServer:
     async def run(self, steps: int | None = None) -> None:
         """Run basic steps until stopped, ``steps`` of them, or the referee finished the game."""
         factor = self.opt.max_real_time_factor
-        period = BASIC_STEP_MS / 1000 / factor if factor > 0 else 0.0
-        deadline = time.monotonic()
+        clock = Clock("realtime", BASIC_STEP_MS / 1000 / factor) if factor > 0 else Clock("fast", 0.0)
         while not self._stop.is_set() and (steps is None or self.step < steps):
+            clock.begin_cycle()
             for robot in self.robots.values():
                 for requests in robot.queued:
                     robot.session.apply(requests, self.step)
@@ -362,11 +363,7 @@ class VhscServer:
                 self.on_step(StepReport(self.step, self.world, self.real_time_factor()))
             if self.referee is not None and self.referee.game_over:
                 break                                   # the game is over
-            if period:
-                deadline = max(deadline + period, time.monotonic() - MAX_LAG)
-                await asyncio.sleep(max(0.0, deadline - time.monotonic()))
-            else:
-                await asyncio.sleep(0)
+            await clock.wait(lambda: True)
 
     def real_time_factor(self) -> float:
         """Simulated over wall time across the last second (0 before two steps)."""
@@ -399,20 +396,18 @@ class VhscServer:
         return images
 
     def _send(self, robot: _Robot, message) -> None:
-        waiting = robot.writer.transport.get_write_buffer_size()
-        if waiting > self.opt.max_unsent:
-            robot.dropped += 1
-            if robot.dropped > self.opt.max_dropped:
-                log.warning("%s %d does not read (%d messages dropped in a row); disconnected",
-                            robot.team, robot.player, robot.dropped - 1)
-                robot.writer.close()
-                robot.writer = None
-                robot.free.set()
+        verdict = robot.reader.verdict(robot.writer.transport.get_write_buffer_size())
+        if verdict is Verdict.DISCONNECT:
+            log.warning("%s %d does not read (%d messages dropped in a row); disconnected",
+                        robot.team, robot.player, robot.reader.dropped - 1)
+            robot.writer.close()
+            robot.writer = None
+            robot.free.set()
+        if verdict is not Verdict.SEND:
             return
-        if robot.dropped:
+        if robot.reader.missed:
             message.messages.add(message_type=M.WARNING_MESSAGE,
-                                 text=f"{robot.dropped} messages dropped: the client does not read them in time")
-            robot.dropped = 0
+                                 text=f"{robot.reader.missed} messages dropped: the client does not read them in time")
         payload = message.SerializeToString()
         now = time.monotonic()
         while robot.sent and now - robot.sent[0][0] > 1.0:

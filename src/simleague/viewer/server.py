@@ -29,6 +29,7 @@ from typing import Callable
 from aiohttp import WSMsgType, web
 
 from .. import errors
+from ..wire.limits import SlowReader, Verdict
 
 log = logging.getLogger("simleague.viewer")
 
@@ -58,8 +59,9 @@ class ViewerOptions:
 class _Page:
     """One connected page: its socket, the newest unsent text per kind, its sender task."""
 
-    def __init__(self, ws: web.WebSocketResponse, peer: str, transport, command_rate: float):
+    def __init__(self, ws: web.WebSocketResponse, peer: str, transport, command_rate: float, max_backlog: int):
         self.ws, self.peer, self.transport = ws, peer, transport
+        self.reader = SlowReader(max_backlog)
         self.unsent: dict[str, str] = {}
         self.wake = asyncio.Event()
         self.sender: asyncio.Task | None = None
@@ -129,7 +131,7 @@ class WebViewer:
                     text = page.unsent.pop(kind, None)
                     if text is None:
                         continue
-                    if transport is not None and transport.get_write_buffer_size() > self.opt.max_backlog:
+                    if transport is not None and page.reader.verdict(transport.get_write_buffer_size()) is not Verdict.SEND:
                         return self._drop(page)
                     await asyncio.wait_for(page.ws.send_str(text), self.opt.send_timeout)
         except (TimeoutError, asyncio.TimeoutError):
@@ -158,7 +160,7 @@ class WebViewer:
             return web.Response(status=503, text=f"already {self.opt.max_pages} pages are watching\n")
         ws = web.WebSocketResponse(heartbeat=10.0, max_msg_size=64 * 1024)
         await ws.prepare(request)
-        page = _Page(ws, request.remote or "?", request.transport, self.opt.command_rate)
+        page = _Page(ws, request.remote or "?", request.transport, self.opt.command_rate, self.opt.max_backlog)
         page.unsent = dict(self.latest)
         page.wake.set()
         self.pages.add(page)

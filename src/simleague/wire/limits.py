@@ -1,9 +1,11 @@
-"""Limits on what a client controls that are not about bytes: how much of the log its bad input
-may fill (ARCHITECTURE.md rule 5, "every rate a client controls has a limit").
+"""Limits on what a client controls that are not about framing: how much of the log its bad input
+may fill, and how much may wait for it when it does not read (ARCHITECTURE.md rule 5, "every rate a
+client controls has a limit").
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import time
 
@@ -38,3 +40,41 @@ class LogLimiter:
             if self.suppressed:
                 self.logger.warning("%s: %d more problems in the last second not logged", self.who, self.suppressed)
             self.second, self.logged, self.suppressed = now, 0, 0
+
+
+class Verdict(enum.Enum):
+    """What to do with a message for a client: send it, drop it, or disconnect the client."""
+
+    SEND = "send"
+    DROP = "drop"
+    DISCONNECT = "disconnect"
+
+
+class SlowReader:
+    """The one rule for a client that does not read what it is sent (ARCHITECTURE.md rule 5: a slow
+    client never slows the simulation, and what waits for it is bounded). Before each message the
+    server asks :meth:`verdict` with the bytes still unsent to that client (its transport's write
+    buffer): SEND while they are at most ``max_unsent``; over that the message is dropped, up to
+    ``patience`` in a row, and then the client is disconnected.
+
+    ``SlowReader(max_unsent, patience=0)``. Patience 0 (disconnect at once) serves SimSpark agents and
+    monitors, MSL teams and pausers and the web viewers, whose every message counts; the humanoid API
+    keeps its robots' clients for ``patience`` dropped measurements (each step's supersede the last),
+    and the MSL RefBox bridge, which must not lose the RefBox, never gives up (``patience=None``).
+    """
+
+    def __init__(self, max_unsent: int, patience: int | None = 0):
+        self.max_unsent, self.patience = max_unsent, patience
+        self.dropped = 0           # messages dropped in a row, since the last one sent
+        self.missed = 0            # how many were dropped just before the last one sent
+
+    def verdict(self, unsent: int) -> Verdict:
+        """SEND, DROP or DISCONNECT for the next message, given ``unsent`` bytes waiting for the
+        client; a SEND sets :attr:`missed` (to tell the client) and starts the count afresh."""
+        if unsent <= self.max_unsent:
+            self.missed, self.dropped = self.dropped, 0
+            return Verdict.SEND
+        self.dropped += 1
+        if self.patience is None or self.dropped <= self.patience:
+            return Verdict.DROP
+        return Verdict.DISCONNECT
