@@ -3,7 +3,9 @@
 for what spans worlds. pytest puts this folder on ``sys.path`` for every test, so the helper
 modules beside this file are imported by name from any folder: ``golden`` (the shared data's
 paths), ``system`` (skipping when a system component is missing), ``busybox`` (docker images made
-locally), ``gl`` (OpenGL for cameras), ``msl_helpers``, ``threaded``, ``simspark_original``.
+locally), ``gl`` (OpenGL for cameras), ``msl_helpers``, ``threaded``, ``simspark_original``,
+``viewer_pages``. Fixtures used by one folder only live in its own ``conftest.py``
+(``tests/viewer/conftest.py``: the browser and ``simleague`` processes).
 """
 
 import socket

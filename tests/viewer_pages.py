@@ -3,8 +3,17 @@
 import asyncio
 import json
 import time
+from pathlib import Path
 
 import aiohttp
+
+#: Where browser tests leave their screenshots (the README's pictures).
+BUILD = Path(__file__).resolve().parent.parent / "build"
+
+
+def rgb(hex_colour: str) -> list[float]:
+    """``"#rrggbb"`` -> [r, g, b] in 0..1, as a canvas read back with matplotlib gives them."""
+    return [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
 
 
 async def watch(url: str, seconds: float, until=None) -> list[dict]:

@@ -14,7 +14,7 @@ import time
 
 import matplotlib.image
 import pytest
-from test_web_browser import BUILD, browser, cli, page, rgb  # noqa: F401  (fixtures)
+from viewer_pages import BUILD, rgb
 
 from simleague.recorder import read_log
 
