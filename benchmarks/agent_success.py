@@ -119,13 +119,13 @@ def trial(lab: str, seed: int, agents: int, given: str = "none") -> list[Robot]:
         for rid, robot in seen.items():
             rec = world.records[rid]
             if robot.first_visit is None and any(rec.visited):
-                robot.first_visit = world.time
+                robot.first_visit = world.cycle
             if robot.returned is None and rec.state == "Returning":
-                robot.returned, robot.shortest = world.time, rec.return_distance
+                robot.returned, robot.shortest = world.cycle, rec.return_distance
             if robot.returned is not None and robot.ended is None:
                 i = rid - 1
                 robot.drove += math.hypot(world.x[i] - before[0][i], world.y[i] - before[1][i])
-                robot.ended = world.time if rec.finished else None
+                robot.ended = world.cycle if rec.finished else None
     home = scenario.grid.positions
     for rid, robot in seen.items():
         robot.state = world.records[rid].state

@@ -66,7 +66,7 @@ def robot(x: float = 0.0, y: float = 0.0, yaw: float = 0.0, settle: int = 100, r
 
 
 def heading(driver: Driver) -> float:
-    return driver.world.pose(driver.rid)[1]
+    return driver.world.heading(driver.rid)
 
 
 def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None) -> dict:

@@ -91,10 +91,10 @@ async def measure(robots: int, steps: int, camera_ms: int = 0, realtime: bool = 
         await asyncio.sleep(0.01)
     if latencies is not None:
         latencies.clear()
-    first, began = server.step, time.monotonic()
-    while server.step - first < steps:
+    first, began = server.cycle, time.monotonic()
+    while server.cycle - first < steps:
         await asyncio.sleep(0.01)
-    rate = (server.step - first) / (time.monotonic() - began)
+    rate = (server.cycle - first) / (time.monotonic() - began)
     stop.set()
     server.stop()
     await run

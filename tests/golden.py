@@ -38,7 +38,7 @@ def replay(trace: dict):
         world.step({int(rid): M.parse_action(raw.encode()) for rid, raw in pending.items()})
         for rid in step["measures"]:
             ours_m = M.format_measures(world.observe(int(rid)))
-            ours_s = M.format_status(world.status(int(rid)), world.time)
+            ours_s = M.format_status(world.status(int(rid)), world.cycle)
             yield (f"{label}[{k}] time {step['time']}", int(rid), ours_m, step["measures"][rid]["raw"],
                    ours_s, step["status"][rid]["raw"])
         pending = step["actions"]

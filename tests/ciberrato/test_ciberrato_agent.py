@@ -41,7 +41,7 @@ def test_dead_reckoning_follows_the_true_pose_with_noise_on():
     for _ in range(400):
         world.step({rid: brain.decide(world.observe(rid))})
         worst = max(worst, math.hypot(home.x + brain.x - world.x[0], home.y + brain.y - world.y[0]))
-    assert world.time == 399                         # the step after Start still has Time 0
+    assert world.cycle == 399                         # the step after Start still has Time 0
     assert math.hypot(world.x[0] - home.x, world.y[0] - home.y) > 3     # it went somewhere
     assert worst < 0.4
     heading_error = (brain.th - world.theta[0] + math.pi) % (2 * math.pi) - math.pi
@@ -77,7 +77,7 @@ def test_alone_the_sample_agent_does_the_whole_mission_on_each_lab(files, seed):
     assert record.state == "Finished" and all(record.visited)
     assert record.start_returning_time >= record.visiting_time > 0     # the return was signalled
     assert math.hypot(world.x[0] - home.x, world.y[0] - home.y) < 0.5
-    assert world.time < scenario.params.sim_time - 1         # it ended itself, before the time limit
+    assert world.cycle < scenario.params.sim_time - 1         # it ended itself, before the time limit
 
 
 @pytest.mark.parametrize("arena", [(28.0, 14.0), (17.5, 17.5)])

@@ -58,7 +58,7 @@ def test_the_ball_is_found_in_camera_images_where_it_lies_and_lines_are_not_take
             world.set_position(rid, joint, angle)
         for _ in range(100):
             world.step()
-        (x, y, _), heading = world.pose(rid)
+        (x, y, _), heading = world.pose(rid)[0], world.heading(rid)
         tilt = camera.tilt(world.sensor(rid, "accelerometer"))
         pose = camera.camera_pose(kid.TORSO_HEIGHT, *tilt, world.position(rid, "head_yaw"), world.position(rid, "head_pitch"))
         seen = camera.find_ball(render.image(rid, "camera", camera.WIDTH, camera.HEIGHT), *pose)
@@ -178,4 +178,4 @@ def test_a_sample_player_walks_the_ball_towards_the_opponents_goal(cameras):
         touched = touched or bool(world.ball_touchers())
     ball = world.ball()[0]
     assert touched and ball[0] > 1.0, ball                             # towards the goal at x = 4.5
-    assert abs(player.me.heading - world.pose(rid)[1]) < 0.1 or abs(world.upright(rid)) < 0.5
+    assert abs(player.me.heading - world.heading(rid)) < 0.1 or abs(world.upright(rid)) < 0.5

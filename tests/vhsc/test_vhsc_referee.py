@@ -179,7 +179,7 @@ def test_states_kick_off_goals_halves_and_the_end_of_the_game():
     assert ref.state == STATE_PLAYING
     t.run(0.2)
     assert ref.state == STATE_INITIAL and ref.half == 2 and ref.left == "blue" and ref.kick_off == "blue"
-    (x, y, _), yaw = world.pose(sessions[("red", 1)].rid)
+    (x, y, _), yaw = world.pose(sessions[("red", 1)].rid)[0], world.heading(sessions[("red", 1)].rid)
     assert (x, y, yaw) == pytest.approx((1.0, -3.3, math.pi / 2), abs=0.01)     # red now plays on the right
     assert not GameData.decode(ref.game_data(6).encode()).first_half
     t.run(3.0)                                       # the break
@@ -250,7 +250,7 @@ def test_a_removal_penalty_takes_the_robot_off_at_the_penalty_mark():
     t.run(DT)
     t.penalise("red", 1, seconds=2)
     assert not red.motors_on
-    (x, y, _), yaw = world.pose(red.rid)
+    (x, y, _), yaw = world.pose(red.rid)[0], world.heading(red.rid)
     assert (x, y, yaw) == pytest.approx((-3.0, 3.4, -math.pi / 2), abs=0.01)    # mirrored: away from the ball
     red.apply(RobotClient.requests(positions={"head_yaw": -1.0}), step=0)      # ignored
     t.run(0.5)

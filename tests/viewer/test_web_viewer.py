@@ -181,12 +181,12 @@ def test_control_panel_commands_reach_the_simulation_as_an_agent_sees_it():
                     assert kinds[:2] == ["scene", "roster"]
                     await ws.send_str('{"cmd": "start"}')
                     await _until(lambda: agent.buttons == (True, False), what="Start seen by the agent")
-                    await _until(lambda: server.world.time > 5, what="time running")
+                    await _until(lambda: server.world.cycle > 5, what="time running")
                     await ws.send_str('{"cmd": "stop"}')
                     await _until(lambda: agent.buttons == (False, True), what="Stop seen by the agent")
-                    stopped_at = server.world.time
+                    stopped_at = server.world.cycle
                     await asyncio.sleep(0.2)
-                    assert server.world.time == stopped_at
+                    assert server.world.cycle == stopped_at
 
                     # bad commands: an error on this page only, and the simulation goes on
                     await ws.send_str("start")
@@ -248,7 +248,7 @@ def test_frames_carry_the_scoreboard_and_leds_in_the_documented_layout():
     world.step({1: Action(0.1, 0.1, end_led=True), 2: Action(0.1, 0.1, visiting_led=True, returning_led=True)})
     world.step({})
     f = frame(world.snapshot(), {1: [0.5, 1.0, 2.0, 4.0]})
-    assert f["type"] == "frame" and f["t"] == world.time and f["state"] == "Running"
+    assert f["type"] == "frame" and f["t"] == world.cycle and f["state"] == "Running"
     a, b = f["r"]
     assert a[0] == 1 and a[4] == 4 and b[4] == 1 | 2          # bits: 1 visiting, 2 returning, 4 end
     assert a[5] == world.records[1].state and a[6] == world.records[1].score

@@ -135,10 +135,10 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
     live = Live(console=console, transient=True, auto_refresh=False) if console.is_terminal and not as_json else None
 
     def progress(world):
-        if live and world.time % 10 == 0:
+        if live and world.cycle % 10 == 0:
             robots = "  ".join(f"{r.name}: {world.records[i].state} {world.records[i].score}"
                                for i, r in sorted(world.robots.items()))
-            live.update(f"cycle {world.time}/{world.params.sim_time}  {robots}", refresh=True)
+            live.update(f"cycle {world.cycle}/{world.params.sim_time}  {robots}", refresh=True)
 
     ended = []
 

@@ -321,7 +321,7 @@ class Server:
             ep.send(text)
         self._drop_gone_viewers()
         if self.viewers:
-            statuses = [M.format_status(world.status(rid), world.time) for rid in sorted(world.robots)]
+            statuses = [M.format_status(world.status(rid), world.cycle) for rid in sorted(world.robots)]
             for viewer in self.viewers:
                 for text in statuses:
                     viewer.send(text)

@@ -247,7 +247,7 @@ async def _play(scenario: Scenario, opt: TrialOptions, server: Server, expected:
         _stop([p for _, p in procs.values()])
     result = {"lab": scenario.lab.name, "seed": opt.seed, "scoring": opt.scoring, "defaults": scenario.defaults,
               "mode": opt.mode,
-              "cycles": server.world.time, "sim_time": scenario.params.sim_time,
+              "cycles": server.world.cycle, "sim_time": scenario.params.sim_time,
               "max_score": server.world.rules.initial_score() + 100, "robots": score_table(server.world)}
     if opt.robots:
         exits = {pos: p.returncode for pos, (_, p) in procs.items()}

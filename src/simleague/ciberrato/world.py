@@ -91,7 +91,7 @@ class World:
         self.coll_robot = np.zeros(n, dtype=bool)
         self.robots: dict[int, _Robot] = {}
         self.records: dict[int, RobotScore] = {}
-        self.time = 0
+        self.cycle = 0                            # cycles stepped while running (the Measures' Time)
         self.state = "Stopped"                    # Stopped, Running, Finished
         self._next_state = "Stopped"
         p = self.params
@@ -168,7 +168,7 @@ class World:
         if self.state == "Finished":
             return True
         recs = [r for r in self.records.values() if not r.removed]
-        return bool(recs) and self.time > 0 and all(r.finished for r in recs)
+        return bool(recs) and self.cycle > 0 and all(r.finished for r in recs)
 
     # -- the cycle ------------------------------------------------------------------------------
 
@@ -181,7 +181,7 @@ class World:
             if rid in self.robots and not self.records[rid].removed:
                 self._apply(rid, action)
         if self.state == "Running":
-            self.time += 1
+            self.cycle += 1
             self._move()
         self._update_sensors()
         facts = self._facts()
@@ -311,7 +311,7 @@ class World:
                 continue
             i = rid - 1
             facts[rid] = StepFacts(
-                time=self.time, sim_time=self.params.sim_time, target=target[i],
+                time=self.cycle, sim_time=self.params.sim_time, target=target[i],
                 collision_wall=wall[i], collision_robot=robot[i],
                 visiting_led=leds[i][2], returning_led=leds[i][1], end_led=leds[i][0],
                 returning_led_received=self.robots[rid].returning_led_received,
@@ -337,7 +337,7 @@ class World:
     def _update_states(self, facts: dict[int, StepFacts]) -> None:
         self._shown_state = {rid: rec.state for rid, rec in self.records.items()}
         self._button_state = self._next_state
-        if self.state == "Running" and self.time >= self.params.sim_time:
+        if self.state == "Running" and self.cycle >= self.params.sim_time:
             self._next_state = "Finished"
         self.state = self._next_state
         for rid, rec in self.records.items():
@@ -366,7 +366,7 @@ class World:
                     beacons[b] = None if math.isnan(v) else v
         rec = self.records[robot_id]
         return Observation(
-            time=self.time,
+            time=self.cycle,
             collision=m["collision"][i] if delivered(p.collision_requestable, "Collision") else None,
             compass=int(m["compass"][i]) if p.compass_sensor and delivered(p.compass_requestable, "Compass") else None,
             ground=m["ground"][i] if delivered(p.ground_requestable, "Ground") else None,
@@ -415,4 +415,4 @@ class World:
                 "state": rec.state, "score": rec.score, "collisions": rec.collisions,
                 "collision": bool(self.coll_wall[i] or self.coll_robot[i]), "visited": rec.visited_mask,
                 "visiting_time": rec.visiting_time, "returning_time": rec.returning_time, "rank": rank[rid]})
-        return {"time": self.time, "state": self.state, "robots": robots}
+        return {"time": self.cycle, "state": self.state, "robots": robots}

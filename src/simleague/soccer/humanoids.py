@@ -78,7 +78,7 @@ class HumanoidWorld:
         self.rules = rules or SoccerRules()
         self.rng = np.random.default_rng(seed)
         self.step_s, self.substeps = step_s, substeps
-        self.steps = 0
+        self.cycle = 0                   # basic steps taken
         self._robots: dict[int, _Robot] = {}
         self._next = 1
         self._build()
@@ -258,11 +258,17 @@ class HumanoidWorld:
         self._apply_modes()
         mujoco.mj_forward(m, self.data)
 
-    def pose(self, rid: int) -> tuple[np.ndarray, float]:
-        """The root's position (m, shape (3,)) and heading (radians, about z)."""
-        body = self._root_body[rid]
-        matrix = self.data.xmat[body].reshape(3, 3)
-        return self.data.xpos[body].copy(), math.atan2(matrix[1, 0], matrix[0, 0])
+    def pose(self, rid: int, part: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Position (m, shape (3,)) and rotation matrix (shape (3, 3)) in the world of robot
+        ``rid``'s ``part`` (a body of its model; None: its root), as
+        :meth:`simleague.soccer.world.SoccerWorld.pose`. KeyError for no such robot or part."""
+        body = self._root_body[rid] if part is None else self.model.body(f"r{rid}_{part}").id
+        return self.data.xpos[body].copy(), self.data.xmat[body].reshape(3, 3).copy()
+
+    def heading(self, rid: int) -> float:
+        """The direction robot ``rid``'s root faces (its x axis), radians (0: +x, counter-clockwise)."""
+        matrix = self.data.xmat[self._root_body[rid]].reshape(3, 3)
+        return math.atan2(matrix[1, 0], matrix[0, 0])
 
     def velocity(self, rid: int) -> np.ndarray:
         """The root's linear velocity, m/s, shape (3,)."""
@@ -347,7 +353,7 @@ class HumanoidWorld:
     @property
     def time(self) -> float:
         """Simulated time, s."""
-        return self.steps * self.step_s
+        return self.cycle * self.step_s
 
     def step(self) -> None:
         """One basic step (8 ms)."""
@@ -372,7 +378,7 @@ class HumanoidWorld:
         d.ctrl[self._drive] = np.where(torque_mode, s["torque"], 0.0)
         mujoco.mj_step(self.model, d, nstep=self.substeps)
         d.qvel[self._ball_dof:self._ball_dof + 6] *= 1.0 - BALL_DAMPING * dt
-        self.steps += 1
+        self.cycle += 1
 
     # ----------------------------------------------------------------------------- sensors
     def position(self, rid: int, motor: str) -> float:

@@ -499,8 +499,9 @@ class SoccerWorld:
         upright at rest; the step before the last one's, as the original's (module docstring)."""
         return self._acceleration.get(rid, np.array([0.0, 0.0, 0.0])).copy()
 
-    def pose(self, rid: int, part: str) -> tuple[np.ndarray, np.ndarray]:
-        """Position (m, shape (3,)) and rotation matrix (shape (3, 3)) of a part in the world."""
+    def pose(self, rid: int, part: str = "torso") -> tuple[np.ndarray, np.ndarray]:
+        """Position (m, shape (3,)) and rotation matrix (shape (3, 3)) in the world of robot
+        ``rid``'s ``part`` (default its torso, the root). KeyError for no such robot or part."""
         b = self.data.body(f"r{rid}_{part}")
         return b.xpos.copy(), b.xmat.reshape(3, 3).copy()
 

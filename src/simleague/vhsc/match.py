@@ -127,7 +127,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
             robots[rid] = RobotState(colour, float(x), float(y), world.upright(rid))
         ball = world.ball()[0]
         figures.observe(robots, world.ball_touchers(), (float(ball[0]), float(ball[1])),
-                        report.steps % FIGURES_SAMPLE == 0)
+                        report.cycle % FIGURES_SAMPLE == 0)
         if view is not None:
             view.step(report)
         if progress is not None:
@@ -159,7 +159,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
         log.info("kick-off: %d of %d players connected", sum(r.writer is not None for r in server.robots.values()),
                  len(keys))
         server.start_game()
-        run = asyncio.create_task(server.run(steps=round(seconds / 0.008)))
+        run = asyncio.create_task(server.run(cycles=round(seconds / 0.008)))
         began = time.monotonic()
         await run
         elapsed = time.monotonic() - began
@@ -188,7 +188,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
     players = {c: len(match.teams[c].players) for c in ("red", "blue")}
     state = "game over" if referee.game_over else f"{STATES[referee.state]}, half {referee.half}"
     names = {colour: match.teams[colour].name for colour in ("red", "blue")}
-    return MatchReport(connected, players, server.step, elapsed, dict(referee.score), state, names,
+    return MatchReport(connected, players, server.cycle, elapsed, dict(referee.score), state, names,
                        dict(figures.falls), dict(figures.walked), dict(figures.contacts), figures.ball_travel)
 
 

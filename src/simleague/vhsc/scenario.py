@@ -285,7 +285,7 @@ class _Table:
         if key is None:
             return f"no robot {target}"
         rid = self.match.sessions[key].rid
-        (x, y, _), yaw = world.pose(rid)
+        (x, y, _), yaw = world.pose(rid)[0], world.heading(rid)
         if position is not None:
             x, y = position[0], position[1]
         orientation = action.get("orientation")

@@ -77,10 +77,10 @@ class ServerOptions:
 
 @dataclass
 class StepReport:
-    """What a basic step did, for viewers, recorders and progress displays: the step count after
-    it, the world, and the real-time factor over the last second of wall time."""
+    """What a cycle (one basic step, 8 ms) did, for viewers, recorders and progress displays: the
+    cycles run after it, the world, and the real-time factor over the last second of wall time."""
 
-    steps: int
+    cycle: int
     world: object
     real_time_factor: float
 
@@ -91,7 +91,7 @@ def field_view(world, sessions: dict[tuple[str, int], RobotSession]) -> FieldVie
     by_rid = {session.rid: key for key, session in sessions.items()}
     poses, upright, velocities, extremities = {}, {}, {}, {}
     for key, session in sessions.items():
-        (x, y, _), yaw = world.pose(session.rid)
+        (x, y, _), yaw = world.pose(session.rid)[0], world.heading(session.rid)
         poses[key], upright[key] = (float(x), float(y), yaw), world.upright(session.rid)
         extremities[key] = world.extremities(session.rid).tolist()
         vx, vy, _ = world.velocity(session.rid)
@@ -199,7 +199,7 @@ class VhscServer:
         self._gc_packets, self._gc_sent_at = 0, -1.0
         self.returns: deque = deque(maxlen=1000)         # the last RGrt packets taken
         self.on_step = on_step
-        self.step = 0
+        self.cycle = 0
         self._recent: deque = deque()                    # (wall time, step) over the last second
         self._stop = asyncio.Event()
         self._handlers: set[asyncio.Task] = set()
@@ -327,7 +327,7 @@ class VhscServer:
                     raise decoder.error
         except FrameError as e:
             robot.lines.log(logging.WARNING, f"{who}: {e}; disconnected")
-            message = M.SensorMeasurements(time=self.step * BASIC_STEP_MS, real_time=int(time.time() * 1000))
+            message = M.SensorMeasurements(time=self.cycle * BASIC_STEP_MS, real_time=int(time.time() * 1000))
             message.messages.add(message_type=M.ERROR_MESSAGE, text=f"{e}; disconnected")
             writer.write(encode(message.SerializeToString()))
         except (ConnectionError, OSError) as e:
@@ -340,15 +340,15 @@ class VhscServer:
             writer.close()
 
     # ------------------------------------------------------------------------------ steps
-    async def run(self, steps: int | None = None) -> None:
-        """Run basic steps until stopped, ``steps`` of them, or the referee finished the game."""
+    async def run(self, cycles: int | None = None) -> None:
+        """Run cycles (basic steps) until stopped, ``cycles`` of them, or the referee finished the game."""
         factor = self.opt.max_real_time_factor
         clock = Clock("realtime", BASIC_STEP_MS / 1000 / factor) if factor > 0 else Clock("fast", 0.0)
-        while not self._stop.is_set() and (steps is None or self.step < steps):
+        while not self._stop.is_set() and (cycles is None or self.cycle < cycles):
             clock.begin_cycle()
             for robot in self.robots.values():
                 for requests in robot.queued:
-                    robot.session.apply(requests, self.step)
+                    robot.session.apply(requests, self.cycle)
                 robot.queued.clear()
             self.world.step()
             if self.referee is not None:
@@ -357,10 +357,10 @@ class VhscServer:
             now_ms = int(time.time() * 1000)
             for robot in self.robots.values():
                 if robot.writer is not None:
-                    self._send(robot, robot.session.measurements(self.step, now_ms, self._images(robot)))
-            self.step += 1
+                    self._send(robot, robot.session.measurements(self.cycle, now_ms, self._images(robot)))
+            self.cycle += 1
             if self.on_step is not None:
-                self.on_step(StepReport(self.step, self.world, self.real_time_factor()))
+                self.on_step(StepReport(self.cycle, self.world, self.real_time_factor()))
             if self.referee is not None and self.referee.game_over:
                 break                                   # the game is over
             await clock.wait(lambda: True)
@@ -368,7 +368,7 @@ class VhscServer:
     def real_time_factor(self) -> float:
         """Simulated over wall time across the last second (0 before two steps)."""
         now = time.monotonic()
-        self._recent.append((now, self.step))
+        self._recent.append((now, self.cycle))
         while now - self._recent[0][0] > 1.0:
             self._recent.popleft()
         (t0, s0), (t1, s1) = self._recent[0], self._recent[-1]
@@ -376,7 +376,7 @@ class VhscServer:
 
     def _game_controller(self) -> None:
         """Send ``RGme`` once a second of simulated time and whenever the game changed."""
-        now = self.step * BASIC_STEP_MS / 1000
+        now = self.cycle * BASIC_STEP_MS / 1000
         if self._gc_send is None or not (self.referee.changed or now - self._gc_sent_at >= 1.0):
             return
         self._gc_send.sendto(self.referee.game_data(self._gc_packets).encode())
@@ -386,7 +386,7 @@ class VhscServer:
     def _images(self, robot: _Robot) -> dict[str, bytes]:
         """The images of the robot's cameras that report after this step."""
         images = {}
-        for sensor in robot.session.due(self.step):
+        for sensor in robot.session.due(self.cycle):
             if sensor.kind == "camera":
                 try:
                     images[sensor.name] = self.cameras.image(robot.session.rid, sensor.source, sensor.width,

@@ -53,7 +53,7 @@ def frame(match: Match, referee: HumanoidReferee, steps: int) -> dict:
     world, robots = match.world, []
     left, right = referee.left, "blue" if referee.left == "red" else "red"
     for (colour, number), session in match.sessions.items():
-        (x, y, _), heading = world.pose(session.rid)
+        (x, y, _), heading = world.pose(session.rid)[0], world.heading(session.rid)
         robots.append(["left" if colour == left else "right", number, session.model.name, round(float(x), 3),
                        round(float(y), 3), round(math.degrees(heading), 1),
                        1 if world.upright(session.rid) > 0.5 else 0])
@@ -97,10 +97,9 @@ class GameView:
     def step(self, report) -> None:
         """After a basic step (a :class:`~simleague.vhsc.server.StepReport`): a frame every fifth
         step (25 Hz)."""
-        steps = report.steps
-        if steps % FRAME_EVERY:
+        if report.cycle % FRAME_EVERY:
             return
-        record = frame(self.match, self.referee, steps)
+        record = frame(self.match, self.referee, report.cycle)
         if self.viewer is not None:
             self.viewer.publish("frame", json.dumps(record, separators=(",", ":")))
         if self.recorder is not None:
