@@ -23,6 +23,7 @@ import argparse
 import math
 import statistics
 
+import numpy as np
 
 from simleague.simspark.agent import LYING_CYCLES, STILL
 from simleague.simspark.motions import FINISH, KICK_BALL, get_up as get_up_motion, kick as kick_motion, lying
@@ -47,7 +48,7 @@ class Agent:
         self._sent: dict[str, float] = {}
 
     def angles(self) -> dict[str, float]:
-        return {n: round(float(a), 2) for n, a in zip(self.names, self.world.joint_angles(self.rid))}
+        return {n: round(float(a), 2) for n, a in zip(self.names, np.degrees(self.world.joint_angles(self.rid)))}
 
     def drive(self, targets: dict[str, float]) -> None:
         self._answer = velocities(targets, self.angles())
@@ -79,7 +80,7 @@ def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: fl
     turned, fell, k, started = 0.0, False, 0, 0.0
     for k in range(1, int(seconds / CYCLE) + 1):
         ramp = min(1.0, k / 50)
-        agent.drive(crouch | gait.step(*(v * ramp for v in command), gyro=tuple(world.gyro(rid))))
+        agent.drive(crouch | gait.step(*(v * ramp for v in command), gyro=tuple(np.degrees(world.gyro(rid)))))
         agent.step()
         now = world.heading(rid)
         turned += math.atan2(math.sin(now - heading), math.cos(now - heading))
@@ -120,7 +121,7 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         agent.drive(rest)
         agent.step()
         lies = lying(tuple(world.accelerometer(rid)))
-        still = still + 1 if lies and max(abs(g) for g in world.gyro(rid)) < STILL else 0
+        still = still + 1 if lies and max(abs(g) for g in np.degrees(world.gyro(rid))) < STILL else 0
         if still >= LYING_CYCLES:
             break
     side = lying(tuple(world.accelerometer(rid)))
@@ -135,7 +136,7 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         agent.step()
     gait = Walk()
     for _ in range(50):
-        agent.drive(crouch | gait.step(0.0, 0.0, 0.0, tuple(world.gyro(rid))))
+        agent.drive(crouch | gait.step(0.0, 0.0, 0.0, tuple(np.degrees(world.gyro(rid)))))
         agent.step()
     position, rotation = world.pose(rid, "torso")
     return {"side": side, "seconds": motion.seconds, "up": bool(rotation[2, 2] > 0.9 and position[2] > 0.3)}

@@ -52,7 +52,7 @@ def test_a_robot_with_still_motors_stands_and_feels_gravity(robot_type):
     assert abs(position[0] + 3.0) < 0.01 and abs(position[1] - 1.0) < 0.01
     assert rotation[2, 2] > math.cos(math.radians(2))      # upright within 2 degrees
     assert np.allclose(world.accelerometer(rid), (0, 0, GRAVITY), atol=0.3)
-    assert np.abs(world.gyro(rid)).max() < 2.0
+    assert np.abs(world.gyro(rid)).max() < math.radians(2.0)
     pressures = world.pressures(rid)
     weight = total_mass(robot_type) * GRAVITY
     assert {p.name for p in pressures} <= {"rf", "lf", "rf1", "lf1"} and len(pressures) >= 2
@@ -67,17 +67,17 @@ def test_a_joint_moves_at_the_commanded_speed_up_to_its_top_speed_and_stops_at_i
     world.set_joint_velocity(rid, "he1", 1.0)                # rad/s, 10 cycles = 0.2 rad
     for _ in range(10):
         world.step()
-    assert world.joint_angles(rid)[0] - start == pytest.approx(math.degrees(0.2), abs=1.0)
+    assert world.joint_angles(rid)[0] - start == pytest.approx(0.2, abs=math.radians(1.0))
     world.set_joint_velocity(rid, "he1", -100.0)             # clamped to 351.77 deg/s
     before = world.joint_angles(rid)[0]
     for _ in range(10):
         world.step()
     moved = before - world.joint_angles(rid)[0]
-    assert 0.8 * 70.4 < moved < 1.15 * 70.4
+    assert 0.8 * math.radians(70.4) < moved < 1.15 * math.radians(70.4)
     world.set_joint_velocity(rid, "he2", 5.0)
     for _ in range(50):
         world.step()
-    assert world.joint_angles(rid)[1] == pytest.approx(45.0, abs=1.0)   # he2 range +-45
+    assert world.joint_angles(rid)[1] == pytest.approx(math.radians(45.0), abs=math.radians(1.0))   # he2 range +-45
     with pytest.raises(KeyError):
         world.set_joint_velocity(rid, "lle7", 1.0)          # no toes on type 0
 

@@ -268,10 +268,10 @@ class Game:
         else:
             out.append(P.game_state_perceptor(self.referee))
         out += self._hear(agent)
-        out.append(P.gyro_perceptor(world.gyro(rid)))
+        out.append(P.gyro_perceptor(np.degrees(world.gyro(rid))))              # the wire's deg/s
         out.append(P.accelerometer_perceptor(world.accelerometer(rid)))
         pressures = {p.name: p for p in world.pressures(rid)}
-        angles = world.joint_angles(rid)
+        angles = np.degrees(world.joint_angles(rid))                            # and degrees
         see = self._sight().get(agent.aid)
         i = 0
         for part in world.parts(rid):

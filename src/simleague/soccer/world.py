@@ -486,13 +486,13 @@ class SoccerWorld:
 
     # ----------------------------------------------------------------------------- observing
     def joint_angles(self, rid: int) -> np.ndarray:
-        """Robot ``rid``'s joint angles in degrees, in the order of its parts (the ``HJ`` order)."""
-        return np.degrees(self.data.qpos[self._joint_qpos[rid]])
+        """Robot ``rid``'s joint angles, radians, shape (n,), in the order of its parts (the ``HJ`` order)."""
+        return self.data.qpos[self._joint_qpos[rid]].copy()
 
     def gyro(self, rid: int) -> np.ndarray:
-        """The torso's angular velocity in its own frame at the end of the step, deg/s, shape (3,)."""
+        """The torso's angular velocity in its own frame at the end of the step, rad/s, shape (3,)."""
         _, dof = self._roots[rid]
-        return np.degrees(self.data.qvel[dof + 3:dof + 6])
+        return self.data.qvel[dof + 3:dof + 6].copy()
 
     def accelerometer(self, rid: int) -> np.ndarray:
         """The torso's proper acceleration in its own frame, m/s^2, shape (3,): (0, 0, 9.81) when
