@@ -40,6 +40,7 @@ import numpy as np
 from .models import RobotModel
 from .pitch import GRAVITY, ball_touchers, field_mjcf, robot_contacts
 from .rules import SoccerRules
+from .senses import Senses, snapshot, vector
 
 BASIC_STEP = 0.008            # s
 SATURATION_ERROR = 0.05       # rad: a servo gives its most torque this far from its reference
@@ -389,3 +390,23 @@ class HumanoidWorld:
         """A MuJoCo sensor of robot ``rid`` by the model's name (accelerometer m/s^2, gyro rad/s,
         touch N, force N)."""
         return self.data.sensor(f"r{rid}_{name}").data.copy()
+
+    def observe(self, rid: int) -> Senses:
+        """What robot ``rid``'s devices measure after the last cycle, physical values before any
+        lookup table (:class:`~simleague.soccer.senses.Senses`: joints by motor name, the model's
+        first gyro and accelerometer (zeros if it has none), its force and bumper sensors by
+        name). KeyError for no such robot."""
+        model = self._robots[rid].model
+        first = {}
+        for s in model.sensors:
+            first.setdefault(s.kind, s)
+        read = {kind: vector(self.sensor(rid, first[kind].source)) if kind in first else (0.0, 0.0, 0.0)
+                for kind in ("gyro", "accelerometer")}
+        forces = {s.name: vector(self.sensor(rid, s.source)) for s in model.sensors
+                  if s.kind in ("force", "force3d", "bumper")}
+        return Senses(self.cycle, {m.name: self.position(rid, m.name) for m in model.motors},
+                      read["gyro"], read["accelerometer"], forces)
+
+    def snapshot(self) -> dict:
+        """The world as JSON-ready data (:func:`simleague.soccer.senses.snapshot`)."""
+        return snapshot(self)

@@ -61,6 +61,7 @@ from . import surfaces
 from .nao import MAX_MOTOR_TORQUE, Part, nao_parts
 from .pitch import GRAVITY, ball_touchers, field_mjcf
 from .rules import SoccerRules
+from .senses import Senses, snapshot, vector
 
 log = logging.getLogger("simleague.soccer")
 
@@ -519,6 +520,18 @@ class SoccerWorld:
     def ball_touchers(self) -> set[int]:
         """The robots touching the ball now."""
         return ball_touchers(self.model, self.data, self._ball_geom, self._owner)
+
+    def observe(self, rid: int) -> Senses:
+        """What robot ``rid``'s own sensors read after the last cycle (:class:`~simleague.soccer.senses.Senses`:
+        joints by their ``HJ`` perceptor name, the torso's gyro and accelerometer, the feet's
+        pressure forces). KeyError for no such robot."""
+        names = [part.joint.perceptor for part in self.parts(rid) if part.joint is not None]
+        return Senses(self.cycle, dict(zip(names, map(float, self.joint_angles(rid)))), vector(self.gyro(rid)),
+                      vector(self.accelerometer(rid)), {p.name: vector(p.force) for p in self.pressures(rid)})
+
+    def snapshot(self) -> dict:
+        """The world as JSON-ready data (:func:`simleague.soccer.senses.snapshot`)."""
+        return snapshot(self)
 
     def pressures(self, rid: int) -> list[Pressure]:
         """The force resistance perceptors of robot ``rid`` that touch something now (the
