@@ -68,7 +68,7 @@ def replay(name: str):
     k, the robot's torso position (3,) and rotation (3, 3) then)."""
     from simleague.simspark.client import parse_perceptors
     from simleague.simspark.game import Game
-    from simleague.simspark.messages import parse_agent_message
+    from simleague.simspark.messages import parse_agent_message, parse_trainer_message
     from simleague.soccer.rules import SoccerRules
     from simleague.soccer.vision import EXACT
 
@@ -86,7 +86,7 @@ def replay(name: str):
                 return
             yield made
             if sequence[k]["playOn_before_reply"]:
-                game.trainer(b"(playMode PlayOn)")
+                game.trainer(parse_trainer_message(b"(playMode PlayOn)").commands)
             arrived.append(sequence[k])
         game.step()
         if agent.robot is not None:

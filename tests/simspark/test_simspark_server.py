@@ -22,7 +22,7 @@ from simleague.simspark.client import AgentClient, ProtocolError, parse_percepto
 from simleague.simspark.game import Game
 from simleague.simspark.match import observe
 from simleague.soccer.figures import Figures
-from simleague.simspark.messages import parse_agent_message
+from simleague.simspark.messages import parse_agent_message, parse_trainer_message
 from simleague.simspark.server import SimSparkOptions, SimSparkServer
 from simleague.soccer.nao import joint_names
 from simleague.wire.sexp import parse
@@ -325,12 +325,20 @@ def test_match_figures_count_falls_walking_ball_contacts_and_ball_travel():
 
 
 
+def trainer(game: Game, data: bytes, **options) -> tuple[list[str], list[str], bool]:
+    """A trainer message as the server takes it: parsed at the edge, then given to the game; the
+    problems of both."""
+    message = parse_trainer_message(data)
+    replies, problems, stop = game.trainer(message.commands, **options)
+    return replies, message.problems + problems, stop
+
+
 def test_trainer_commands_move_robots_and_ball_and_set_the_game():
     game = Game(seed=2)
     agent = game.connect()
     game.apply(agent, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 4)(teamname T))").effectors)
     def command(text, **kw):
-        replies, problems, stop = game.trainer(text.encode(), **kw)
+        replies, problems, stop = trainer(game, text.encode(), **kw)
         assert not problems, problems
         return replies, stop
     # move: the torso turned by the angle about z, so the robot (its torso's +y) faces angle + 90
@@ -354,7 +362,7 @@ def test_trainer_commands_move_robots_and_ball_and_set_the_game():
     assert game.referee.time == 100
     assert list(game.referee.score.values()) == [3, 4]
     assert command("(getAck xyz)") == (["(ack xyz)"], False)
-    assert game.trainer(b"(init)") == ([], [], False)              # rcssmonitor3d's hello: no problem
+    assert trainer(game, b"(init)") == ([], [], False)              # rcssmonitor3d's hello: no problem
     assert command("(killsim)", allow_kill_sim=True) == ([], True)
     command("(kill (unum 4) (team Left))")
     assert agent.aid not in game.agents and game.world.robots == ()
@@ -362,7 +370,7 @@ def test_trainer_commands_move_robots_and_ball_and_set_the_game():
                      ("(playMode Halftime)", "Halftime"), ("(kickOff Middle)", "Middle"),
                      ("(ball (vel 1 2))", "3 numbers expected"), ("(score (left -1))", "not below 0"),
                      ("(repos)", "no robot selected")):
-        _, problems, _ = game.trainer(bad.encode())
+        _, problems, _ = trainer(game, bad.encode())
         assert problems and why in problems[0], (bad, problems)
 
 
@@ -471,13 +479,13 @@ def test_opponents_keep_the_free_kick_distance_at_a_set_piece():
     game.apply(right, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname R))").effectors)
     game.world.place_robot(left.robot, 0.6, 0.3, 0.0)            # the kicker's mate may stand close
     game.world.place_robot(right.robot, 0.8, -0.5, math.pi)
-    game.trainer(b"(kickOff Left)")
+    trainer(game, b"(kickOff Left)")
     game.step()
     ball = game.world.ball()[0][:2]
     near = np.hypot(*(game.world.pose(right.robot, "torso")[0][:2] - ball))
     assert near == pytest.approx(2.0, abs=0.02)                  # put back on the circle
     assert np.hypot(*(game.world.pose(left.robot, "torso")[0][:2] - ball)) < 1.0
-    game.trainer(b"(playMode PlayOn)")
+    trainer(game, b"(playMode PlayOn)")
     game.world.place_robot(right.robot, 0.5, 0.0, math.pi)
     game.step()
     assert np.hypot(*(game.world.pose(right.robot, "torso")[0][:2] - ball)) < 1.0   # play on: free
@@ -527,7 +535,7 @@ def test_an_agent_asks_for_the_pass_mode():
     mine, theirs = game.connect(), game.connect()
     game.apply(mine, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname L))").effectors)
     game.apply(theirs, parse_agent_message(b"(scene rsg/agent/nao/nao_hetero.rsg 0)(init (unum 1)(teamname R))").effectors)
-    game.trainer(b"(playMode PlayOn)(ball (pos 3 3 0.042))")
+    trainer(game, b"(playMode PlayOn)(ball (pos 3 3 0.042))")
     game.world.place_robot(mine.robot, 3.3, 3.0, math.pi)
     game.world.place_robot(theirs.robot, 2.0, 3.0, 0.0)
     assert game.apply(mine, parse_agent_message(b"(pass)").effectors) == []

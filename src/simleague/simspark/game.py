@@ -25,7 +25,7 @@ from ..soccer.rules import Referee, SoccerRules, Team
 from ..soccer.world import CYCLE, SoccerWorld
 from . import perceptors as P
 from . import trainer
-from .messages import Beam, Effector, Init, JointVelocity, Pass, Say, Scene, Syn, parse_trainer_message
+from .messages import Beam, Effector, Init, JointVelocity, Pass, Say, Scene, Syn, TrainerCommand
 from .monitor import GameState, full_header, update_header
 from .scene import RobotView, SceneGraph, slt, transforms_of
 from .sight import SEE_EVERY, Player, Sight, Viewer
@@ -339,13 +339,13 @@ class Game:
         return header + self.scene.update(ball_slt, robots), False
 
     # ------------------------------------------------------------------------------ trainer
-    def trainer(self, data: bytes, allow_kill_sim: bool = False) -> tuple[list[str], list[str], bool]:
-        """Apply one trainer message (:func:`~simleague.simspark.messages.parse_trainer_message`,
-        :mod:`simleague.simspark.trainer`). Returns (replies to send, problems to log, whether the
-        simulator must stop). Malformed or refused commands are problems, never exceptions."""
-        message = parse_trainer_message(data)
-        replies, problems, stop = [], list(message.problems), False
-        for command in message.commands:
+    def trainer(self, commands: list[TrainerCommand], allow_kill_sim: bool = False) -> tuple[list[str], list[str], bool]:
+        """Apply one trainer message's commands, parsed at the edge
+        (:func:`~simleague.simspark.messages.parse_trainer_message`) as an agent's effectors are, in
+        order (:mod:`simleague.simspark.trainer`). Returns (replies to send, problems to log,
+        whether the simulator must stop). Refused commands are problems, never exceptions."""
+        replies, problems, stop = [], [], False
+        for command in commands:
             try:
                 reply, quit_ = trainer.apply(self, command, allow_kill_sim)
             except (trainer.TrainerRefused, ValueError) as e:

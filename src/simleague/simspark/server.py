@@ -38,7 +38,7 @@ from ..soccer.world import CYCLE
 from ..wire.framing import FrameDecoder, FrameError, encode
 from ..wire.limits import LogLimiter, SlowReader, Verdict
 from .game import Agent, Game
-from .messages import Scene, Syn, parse_agent_message
+from .messages import Scene, Syn, TrainerCommand, parse_agent_message, parse_trainer_message
 
 log = logging.getLogger("simleague.simspark")
 
@@ -242,19 +242,22 @@ class SimSparkServer:
         if len(client.pending) >= MAX_PENDING:
             self._problem(client, f"more than {MAX_PENDING} messages in one cycle; the rest are dropped")
             return
-        client.pending.append(frame)
+        message = parse_trainer_message(frame)
+        for problem in message.problems:
+            self._problem(client, problem)
+        client.pending.append(message.commands)
 
     def _trainer_commands(self) -> None:
         """Carry out the monitors' trainer messages, at most MAX_TRAINER_COMMANDS per monitor and
         cycle (a flood cannot stop the cycles; the rest wait for the next ones)."""
         for client in list(self.monitors):
-            for frame in client.pending[:MAX_TRAINER_COMMANDS]:
-                self._trainer(client, frame)
+            for commands in client.pending[:MAX_TRAINER_COMMANDS]:
+                self._trainer(client, commands)
             del client.pending[:MAX_TRAINER_COMMANDS]
             client.room.set()
 
-    def _trainer(self, client: _Client, frame: bytes) -> None:
-        replies, problems, stop = self.game.trainer(frame, self.opt.allow_kill_sim)
+    def _trainer(self, client: _Client, commands: list[TrainerCommand]) -> None:
+        replies, problems, stop = self.game.trainer(commands, self.opt.allow_kill_sim)
         for problem in problems:
             self._problem(client, problem)
         for reply in replies:
