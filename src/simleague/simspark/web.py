@@ -46,7 +46,7 @@ def frame(game: Game) -> dict:
         if agent.robot is None:
             continue
         position, rotation = world.pose(agent.robot, "torso")
-        heading = math.degrees(math.atan2(rotation[1, 1], rotation[0, 1]))     # the robot's +y
+        heading = math.degrees(world.heading(agent.robot))
         robots.append([agent.team.value if agent.team else None, agent.unum, agent.robot_type,
                        round(float(position[0]), 3), round(float(position[1]), 3), round(heading, 1),
                        1 if rotation[2, 2] > 0.5 else 0])

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-EPS = 1e-9          # s: game time is a sum of cycle lengths; a limit reached within this counts
+from .geometry import EPS, ball_out, nearer_than
 
 
 class PlayMode(enum.IntEnum):
@@ -227,8 +227,7 @@ class Referee:
         if rule is None:
             return []
         team, distance = rule
-        return [key for key, (x, y) in players.items()
-                if key[0] is team.other and math.hypot(x - ball[0], y - ball[1]) < distance]
+        return [key for key in nearer_than(players, ball, distance) if key[0] is team.other]
 
     # -- trainer commands -------------------------------------------------------------------
 
@@ -328,12 +327,15 @@ class Referee:
         """Goal, or the ball over a line: the next play mode (a goal at once, a set piece after
         the kick-in pause)."""
         rules = self.rules
-        x, y, z = ball
+        x, y, _ = ball
         half_l, half_w, r = rules.field_length / 2, rules.field_width / 2, rules.ball_radius
-        if abs(x) > half_l + r:                          # wholly over a goal line
-            side = 1 if x > 0 else -1                    # +1: the right team's goal
+        out = ball_out(ball, rules, goal_margin=r)       # in the goal: wholly inside it
+        if out is None:
+            return None
+        if out.line == "goal":
+            side = out.side                              # +1: the right team's goal
             attacker = Team.LEFT if side > 0 else Team.RIGHT
-            scored = abs(y) < rules.goal_width / 2 - r and z < rules.goal_height - r
+            scored = out.in_goal
             if scored and (self._may_score[attacker]
                            or self.time - self._pass_ended[attacker] >= rules.pass_mode_score_wait_time - EPS):
                 self.score[attacker] += 1
@@ -350,10 +352,9 @@ class Referee:
                 where = (side * (half_l - rules.goal_kick_distance), 0.0, r)
                 self._out = (self.time, _GOAL_KICK[attacker.other], where)
             return None
-        if abs(y) > half_w + r:                          # wholly over a side line
-            taker = self.last_touch.other if self.last_touch is not None else Team.LEFT if x > 0 else Team.RIGHT
-            where = (min(max(x, -half_l), half_l), math.copysign(half_w, y), r)
-            self._out = (self.time, _KICK_IN[taker], where)
+        taker = self.last_touch.other if self.last_touch is not None else Team.LEFT if x > 0 else Team.RIGHT
+        where = (min(max(x, -half_l), half_l), out.side * half_w, r)
+        self._out = (self.time, _KICK_IN[taker], where)
         return None
 
     def _half_over(self) -> Placement | None:

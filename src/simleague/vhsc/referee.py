@@ -76,6 +76,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field, replace
 
+from ..soccer.geometry import EPS, ball_out, nearer_than
 from ..soccer.rules import SoccerRules
 from .config import Pose, TeamConfig
 from .gamecontroller import (
@@ -125,7 +126,6 @@ STATIC_SPEED = 0.01           # m/s: a slower ball lies still
 DROPPED_BALL_TEAM = 128       # the kick-off team of a dropped ball
 BALL_AWAY = (100.0, 100.0)    # where the ball waits while the referee holds it
 UPRIGHT = 0.5                 # a robot whose trunk's z axis has less than this z component lies down
-EPS = 1e-9                    # s: times are sums of steps; a limit reached within this counts
 KICK_OFF, DROPPED = "kick-off", "dropped ball"
 # forceful contact (the league's referee_config.yaml)
 FOUL_PUSHING_TIME = 1.0       # s of contact within FOUL_PUSHING_PERIOD that is pushing
@@ -603,27 +603,26 @@ class HumanoidReferee:
 
     def _ball_out(self) -> None:
         """A goal, or the ball wholly over a line: the kick-off or set play that follows."""
-        r, rules = self.rules.ball_radius, self.rules
-        x, y, z = self._view.ball
-        half_l, half_w = self._half_l, self._half_w
-        if abs(x) < half_l + r and abs(y) < half_w + r:
+        x, y, _ = self._view.ball
+        out = ball_out(self._view.ball, self.rules, goal_margin=0.0)    # in the goal: its centre
+        if out is None:
             return
         if abs(x) >= 50 or abs(y) >= 50:                          # the ball held away
             return
         if self.set_play and self.phase == 0:
             return
-        side = 1 if x > 0 else -1
-        if abs(x) >= half_l + r:
+        if out.line == "goal":
+            side = out.side
             attacker = self.left if side > 0 else _other(self.left)     # the goal at +x is the right team's
             right_way = self.last_touch == attacker
-            if abs(y) < rules.goal_width / 2 and z < rules.goal_height:
+            if out.in_goal:
                 self._goal(attacker, right_way, side, y)
             elif right_way:
                 self._goal_kick(y)
             else:
                 self._corner_kick(side, y)
         else:
-            self._award(STATE2_THROW_IN, (x, math.copysign(half_w - LINE / 2, y)))
+            self._award(STATE2_THROW_IN, (x, out.side * (self._half_w - LINE / 2)))
 
     def _goal(self, attacker: str, right_way: bool, side: int, y: float) -> None:
         if not self.can_score:
@@ -725,8 +724,8 @@ class HumanoidReferee:
         return []
 
     def _robot_near(self, spot: tuple[float, float], distance: float, but: _Player | None = None) -> bool:
-        return any(math.dist(self._pose(p)[:2], spot) < distance for p in self.players.values()
-                   if p is not but and not p.info.red_cards)
+        return bool(nearer_than({key: self._pose(p)[:2] for key, p in self.players.items()
+                                 if p is not but and not p.info.red_cards}, spot, distance))
 
     def _move_away(self, spot: tuple[float, float]) -> None:
         """Robots nearer ``spot`` than the placing distance are moved straight away from it to
@@ -818,10 +817,11 @@ class HumanoidReferee:
 
     def _keep_away(self, colour: str) -> None:
         """Robots of ``colour`` nearer the ball than the free-kick distance are penalised."""
-        ball = self._view.ball[:2]
-        for p in self._team(colour):
-            if math.dist(self._pose(p)[:2], ball) < self.rules.free_kick_distance:
-                self._penalise(p)
+        team = {p.number: p for p in self._team(colour)}
+        near = nearer_than({n: self._pose(p)[:2] for n, p in team.items()}, self._view.ball[:2],
+                           self.rules.free_kick_distance)
+        for number in near:
+            self._penalise(team[number])
 
     def _field_pose(self, p: _Player, pose: Pose) -> tuple[float, float, float]:
         """A pose of the team's own frame on the field now: (x, y, yaw)."""
