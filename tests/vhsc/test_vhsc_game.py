@@ -13,6 +13,7 @@ import pytest
 from simleague.vhsc.config import ConfigError
 from simleague.vhsc.game import load_game
 from simleague.vhsc.gamecontroller import STATE2_NORMAL, STATE_INITIAL, STATE_READY, GameData, broadcast_address
+from simleague.vhsc.options import GameOptions
 from simleague.vhsc.referee import STATE2_OVERTIME, STATE2_PENALTY_SHOOT, FieldView, HumanoidReferee, PlaceBall
 from simleague.vhsc.setup import KID_FIELD, build
 
@@ -120,8 +121,9 @@ def test_a_knockout_game_drawn_after_two_halves_plays_two_overtime_halves_then_a
     players = [("red", 1), ("blue", 1)]
     view = FieldView((0.0, 0.0, KID_FIELD.ball_radius), poses={p: (-1.0 if p[0] == "red" else 1.0, 0.0, 0.0)
                                                                for p in players}, upright=dict.fromkeys(players, 1.0))
-    ref = HumanoidReferee(KID_FIELD, players, team_numbers={"red": 8, "blue": 25}, left="blue", kick_off="blue",
-                          ready_time=1, set_time=1, half_time=10, overtime=True, overtime_time=5, break_time=1)
+    ref = HumanoidReferee(KID_FIELD, players, options=GameOptions(
+        team_numbers={"red": 8, "blue": 25}, left="blue", kick_off="blue", ready_time=1, set_time=1, half_time=10,
+        overtime=True, overtime_time=5, break_time=1))
     assert any(isinstance(a, PlaceBall) for a in ref.start(view)) and ref.kick_off == "blue"
     halves = []
     while not ref.shootout:
@@ -132,7 +134,8 @@ def test_a_knockout_game_drawn_after_two_halves_plays_two_overtime_halves_then_a
         ref.step(0.5, view)
     assert halves == [(1, "blue", "blue"), (2, "red", "red"), (3, "blue", "blue"), (4, "red", "red")]
     assert ref.state == STATE_INITIAL and ref.game_data(0).secondary_state == STATE2_PENALTY_SHOOT
-    won = HumanoidReferee(KID_FIELD, players, ready_time=1, set_time=1, half_time=10, overtime=True, break_time=1)
+    won = HumanoidReferee(KID_FIELD, players, options=GameOptions(ready_time=1, set_time=1, half_time=10, overtime=True,
+                                                                  break_time=1))
     won.start(view)
     while won.half == 1:
         won.step(0.5, view)

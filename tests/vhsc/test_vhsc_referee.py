@@ -31,6 +31,7 @@ from simleague.vhsc.gamecontroller import (
     GameData,
     ReturnData,
 )
+from simleague.vhsc.options import GameOptions
 from simleague.vhsc.referee import HumanoidReferee
 from simleague.vhsc.robot import RobotSession
 from simleague.vhsc.server import apply_actions, field_view
@@ -125,7 +126,7 @@ def referee(**options):
             sessions[(colour, number)] = RobotSession(world, rid, KID)
     options.setdefault("ready_time", 1.0)
     options.setdefault("set_time", 1.0)
-    return Table(HumanoidReferee(KID_FIELD, sessions, configs, {"red": 7, "blue": 9}, **options), world, sessions)
+    return Table(HumanoidReferee(KID_FIELD, sessions, configs, GameOptions({"red": 7, "blue": 9}, **options)), world, sessions)
 
 
 def line_up(t):
@@ -340,7 +341,7 @@ def test_rgme_packets_on_udp_and_rgrt_packets_back(caplog):
     back.close()
 
     def make_referee(world, sessions):
-        ref = HumanoidReferee(KID_FIELD, sessions, ready_time=0.5, set_time=0.5)     # (lines of a kid field)
+        ref = HumanoidReferee(KID_FIELD, sessions, options=GameOptions(ready_time=0.5, set_time=0.5))     # (lines of a kid field)
         for (colour, n), session in sessions.items():                 # beside the field when it starts...
             world.place_robot(session.rid, (-1 if colour == "red" else 1) * (0.5 + n), -3.4, math.pi / 2)
         world.step()
@@ -413,5 +414,5 @@ def test_the_viewer_names_set_plays_and_the_shootout():
     t.touch("red", 1)
     t.kick(2.0, 3.2)
     assert play_mode(t.ref) == "playing: throw-in blue"
-    shootout = HumanoidReferee(KID_FIELD, [("red", 1), ("blue", 1)], shootout=True)
+    shootout = HumanoidReferee(KID_FIELD, [("red", 1), ("blue", 1)], options=GameOptions(shootout=True))
     assert play_mode(shootout) == "initial: penalty shoot-out"

@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, serve_until_stopped, soccer_replay
+from .options import GameOptions
 
 app = typer.Typer(help="Humanoid virtual soccer API: team files, a TCP port per robot, protobuf, referee.",
                   rich_markup_mode=None, no_args_is_help=True)
@@ -139,9 +140,9 @@ def vhsc_serve(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
         fail(str(exc))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     rules = setup.setup
-    referee = HumanoidReferee(match.world.rules, match.sessions, match.teams, rules.team_numbers, rules.left,
-                              rules.kick_off, overtime=rules.overtime, markings=MARKINGS[rules.league],
-                              shootout=rules.shootout)
+    referee = HumanoidReferee(match.world.rules, match.sessions, match.teams,
+                              GameOptions(rules.team_numbers, rules.left, rules.kick_off, overtime=rules.overtime,
+                                          markings=MARKINGS[rules.league], shootout=rules.shootout))
     allowed = rules.allowed if game is not None else {"red": set(allow), "blue": set(allow)}
     viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html")) if web is not None else None
     view = None
@@ -194,9 +195,10 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
                realtime: bool = RealtimeOpt,
                seconds: float = typer.Option(60.0, help="Seconds of simulated time to play."),
                wait: float = typer.Option(30.0, help="Seconds to wait for every player to connect."),
-               ready_time: float = typer.Option(30.0, help="Seconds in the ready state before set."),
-               half_time: float = typer.Option(600.0, help="Seconds of play in each half."),
-               halves: int = typer.Option(2, help="Halves to play: 1 or 2 (15 s break, teams change ends)."),
+               ready_time: float = typer.Option(GameOptions.ready_time, help="Seconds in the ready state before set."),
+               half_time: float = typer.Option(GameOptions.half_time, help="Seconds of play in each half."),
+               halves: int = typer.Option(GameOptions.halves,
+                                          help="Halves to play: 1 or 2 (15 s break, teams change ends)."),
                gc_address: Optional[str] = GcAddressOpt,
                gc_port: int = typer.Option(3838, **PORT, help="UDP port the GameController packets (RGme) go to."),
                gc_return_port: int = typer.Option(3939, **PORT, help="UDP port the robots' RGrt packets come to."),

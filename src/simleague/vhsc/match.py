@@ -18,6 +18,7 @@ from ..viewer.server import WebViewer
 from .config import TeamConfig
 from .gamecontroller import GAME_PORT, RETURN_PORT, STATES, broadcast_address
 from .launch import LaunchError, container_name, environment, start
+from .options import GameOptions
 from .referee import HumanoidReferee
 from .server import ServerOptions, StepReport, VhscServer
 from .setup import MARKINGS, build
@@ -92,7 +93,8 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
                models: list[Path] | None = None, max_real_time_factor: float = 1.0, seconds: float = 60.0,
                host: str = "127.0.0.1", red_base: int = 10000, blue_base: int = 10020,
                wait: float = 30.0, game_controller: tuple[str, int, int] | None = None,
-               ready_time: float = 30.0, half_time: float = 600.0, halves: int = 2,
+               ready_time: float = GameOptions.ready_time, half_time: float = GameOptions.half_time,
+               halves: int = GameOptions.halves,
                viewer: WebViewer | None = None, run_log: Path | None = None,
                ready: Callable[[str], None] | None = None, setup: GameSetup = GameSetup(),
                progress: Callable[[StepReport, HumanoidReferee], None] | None = None) -> MatchReport:
@@ -111,10 +113,10 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
     match = build(red, blue, models, league=setup.league, left=setup.left)
     game_controller = game_controller or (broadcast_address(host), GAME_PORT, RETURN_PORT)
     allowed = setup.allowed or {"red": {host}, "blue": {host}}
-    referee = HumanoidReferee(match.world.rules, match.sessions, match.teams, setup.team_numbers, setup.left,
-                              setup.kick_off, ready_time=ready_time, half_time=half_time, halves=halves,
-                              overtime=setup.overtime, markings=MARKINGS[setup.league],
-                              shootout=setup.shootout)
+    referee = HumanoidReferee(match.world.rules, match.sessions, match.teams,
+                              GameOptions(setup.team_numbers, setup.left, setup.kick_off, ready_time=ready_time,
+                                          half_time=half_time, halves=halves, overtime=setup.overtime,
+                                          markings=MARKINGS[setup.league], shootout=setup.shootout))
     view = GameView(match, referee, viewer, run_log) if viewer is not None or run_log is not None else None
     figures = Figures(("red", "blue"))
     owners = {session.rid: key for key, session in match.sessions.items()}

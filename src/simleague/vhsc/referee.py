@@ -102,18 +102,14 @@ from .gamecontroller import (
     RobotInfo,
     TeamInfo,
 )
+from .options import SET_PLAY_TIMES, GameOptions
 from .positions import LINE, Footing, encloses, footing
-from .setup import MARKINGS, Markings
+from .setup import MARKINGS
 
 PENALTY_REMOVAL = 30.0        # s: the league's removal penalty
-FALLEN_TIMEOUT = 20.0         # s lying down before a robot is removed as incapable
 OUTSIDE_TURF_TIMEOUT = 20.0   # s wholly outside the turf before a robot is removed
-IN_PLAY_TIMEOUT = 10.0        # s after which a kick-off's or set play's ball is in play even if not touched
 IN_PLAY_MOVE = 0.05           # m the ball must move after its first touch to be in play
 DROPPED_BALL_TIMEOUT = 120.0  # s a ball in play may lie still before a dropped ball
-HALF_TIME_BREAK = 15.0        # s in initial between two halves
-OVERTIME_HALF = 300.0         # s of a knockout game's overtime half (the GameController's 5 min)
-SET_PLAY_TIMES = (5.0, 15.0, 1.0)   # s of phases 0, 1 and 2 of a set play
 ACTUATORS_OFF = 1.0           # s a robot put somewhere by the referee stays without motors
 SETTLE = 0.04                 # s after which a robot put somewhere is put there again (5 steps)
 STATE2_OVERTIME = 2           # the GameController's secondary state of an overtime half
@@ -252,20 +248,7 @@ class HumanoidReferee:
         rules: the field's sizes (:data:`~simleague.vhsc.setup.KID_FIELD` or ``ADULT_FIELD``).
         players: the ("red"|"blue", number) in the game.
         teams: the colours' team files, for the poses (:func:`default_poses` without).
-        team_numbers: the colours' GameController team numbers (red 1, blue 2 without).
-        left: the colour starting on the left (defending x < 0).
-        kick_off: the colour kicking off the first half.
-        ready_time, set_time: s of the ``ready`` and ``set`` states (30, 5).
-        half_time: s of game time of a half (600); halves: 1 or 2.
-        overtime: a knockout game (two overtime halves of ``overtime_time`` s after a draw).
-        break_time: s in ``initial`` between two halves (15).
-        set_play_times: s of a set play's phases 0, 1, 2 (5, 15, 1).
-        in_play_timeout: s after which a kick-off's or set play's ball is in play (10).
-        fallen_timeout: s lying down before a robot is penalised (20).
-        markings: the field's areas, circle and penalty mark (kid size without).
-        shootout: the game is a penalty shoot-out (the league's PENALTY games).
-
-    Raises ValueError for ``halves`` other than 1 or 2 or a colour that is not red or blue.
+        options: how the game is played (:class:`GameOptions`).
 
     State: :attr:`state` (``STATE_*``), :attr:`half` (1, 2; 3, 4 in overtime), :attr:`left`,
     :attr:`score`, :attr:`kick_off`, :attr:`played` (game time of the half, s),
@@ -273,28 +256,21 @@ class HumanoidReferee:
     :attr:`last_touch` (the colour), :attr:`in_play`, :attr:`game_over`."""
 
     def __init__(self, rules: SoccerRules, players, teams: dict[str, TeamConfig] | None = None,
-                 team_numbers: dict[str, int] | None = None, left: str = "red", kick_off: str = "red",
-                 ready_time: float = 30.0, set_time: float = 5.0, half_time: float = 600.0, halves: int = 2,
-                 overtime: bool = False, overtime_time: float = OVERTIME_HALF,
-                 break_time: float = HALF_TIME_BREAK, set_play_times: tuple[float, ...] = SET_PLAY_TIMES,
-                 in_play_timeout: float = IN_PLAY_TIMEOUT, fallen_timeout: float = FALLEN_TIMEOUT,
-                 markings: Markings | None = None, shootout: bool = False):
-        if halves not in (1, 2):
-            raise ValueError(f"a game has 1 or 2 halves, not {halves}")
-        if left not in ("red", "blue") or kick_off not in ("red", "blue"):
-            raise ValueError(f"left and kick_off are red or blue, not {left!r} and {kick_off!r}")
+                 options: GameOptions = GameOptions()):
+        o = options
+        left, kick_off, shootout = o.left, o.kick_off, o.shootout
         self.rules = rules
-        self.markings = markings or MARKINGS["kid"]
+        self.markings = o.markings or MARKINGS["kid"]
         kid = rules.free_kick_distance < 1.0
         self.place_distance = 0.5 if kid else 1.0    # m robots are moved from a set play's ball
         self.robot_radius = 0.3 if kid else 0.5      # m: a re-entry spot this near another robot is taken
         self.spot_offset = 0.6 if kid else 1.0       # m between re-entry spots
-        self.numbers = team_numbers or {"red": 1, "blue": 2}
-        self.ready_time, self.set_time, self.half_time, self.halves = ready_time, set_time, half_time, halves
-        self.overtime, self.overtime_time = overtime, overtime_time
-        self.break_time = break_time
-        self.set_play_times = (*set_play_times, *SET_PLAY_TIMES[len(set_play_times):])
-        self.in_play_timeout, self.fallen_timeout = in_play_timeout, fallen_timeout
+        self.numbers = dict(o.team_numbers)
+        self.ready_time, self.set_time, self.half_time, self.halves = o.ready_time, o.set_time, o.half_time, o.halves
+        self.overtime, self.overtime_time = o.overtime, o.overtime_time
+        self.break_time = o.break_time
+        self.set_play_times = (*o.set_play_times, *SET_PLAY_TIMES[len(o.set_play_times):])
+        self.in_play_timeout, self.fallen_timeout = o.in_play_timeout, o.fallen_timeout
         self.players: dict[Player, _Player] = {}
         for colour, number in players:
             poses = (*default_poses(number), None, None)

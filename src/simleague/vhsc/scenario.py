@@ -42,6 +42,7 @@ from ..soccer.models import ModelError, find_model
 from .config import ConfigError
 from .game import load_game
 from .gamecontroller import STATES
+from .options import GameOptions
 from .referee import HumanoidReferee
 from .robot import BASIC_STEP_MS
 from .server import apply_actions, field_view
@@ -233,12 +234,12 @@ class _Table:
         self.numbers = {"red": config.red.id, "blue": config.blue.id}
         fast = config.maximum_real_time_factor <= 0 or config.minimum_real_time_factor <= 0
         self.speed = FAST_SPEED if fast else 1.0
-        self.referee = HumanoidReferee(self.match.world.rules, self.match.sessions, self.match.teams, self.numbers,
-                                       left, kick_off, ready_time=READY_TIME, set_time=SET_TIME,
-                                       overtime=config.type == "KNOCKOUT", markings=MARKINGS[league],
-                                       shootout=config.type == "PENALTY",
-                                       break_time=(BREAK_TIME_FAST if fast else BREAK_TIME) * self.speed,
-                                       **_durations(game.config.game_controller_extra_args or [], folder / "game.json"))
+        options = GameOptions(self.numbers, left, kick_off, ready_time=READY_TIME, set_time=SET_TIME,
+                              overtime=config.type == "KNOCKOUT", markings=MARKINGS[league],
+                              shootout=config.type == "PENALTY",
+                              break_time=(BREAK_TIME_FAST if fast else BREAK_TIME) * self.speed,
+                              **_durations(game.config.game_controller_extra_args or [], folder / "game.json"))
+        self.referee = HumanoidReferee(self.match.world.rules, self.match.sessions, self.match.teams, options)
         self.initial_time = (INITIAL_TIME_FAST if fast else INITIAL_TIME) * self.speed
         self.clock = 0.0
 

@@ -1,0 +1,63 @@
+"""How one humanoid game is played: the referee's :class:`GameOptions` and the league's durations
+they default to (the league's GameController and referee). Light (no physics), so that the command
+line reads its defaults from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .setup import Markings
+
+FALLEN_TIMEOUT = 20.0         # s lying down before a robot is removed as incapable
+IN_PLAY_TIMEOUT = 10.0        # s after which a kick-off's or set play's ball is in play even if not touched
+HALF_TIME_BREAK = 15.0        # s in initial between two halves
+OVERTIME_HALF = 300.0         # s of a knockout game's overtime half (the GameController's 5 min)
+SET_PLAY_TIMES = (5.0, 15.0, 1.0)   # s of phases 0, 1 and 2 of a set play
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """How one game is played, as the league's GameController is set up for it (the defaults are
+    the league's and the command line's).
+
+    Attributes:
+        team_numbers: the colours' GameController team numbers (red 1, blue 2).
+        left: the colour starting on the left (defending x < 0).
+        kick_off: the colour kicking off the first half.
+        ready_time, set_time: s of the ``ready`` and ``set`` states (30, 5).
+        half_time: s of game time of a half (600); halves: 1 or 2.
+        overtime: a knockout game (two overtime halves of ``overtime_time`` s after a draw).
+        break_time: s in ``initial`` between two halves (15).
+        set_play_times: s of a set play's phases 0, 1, 2 (5, 15, 1).
+        in_play_timeout: s after which a kick-off's or set play's ball is in play (10).
+        fallen_timeout: s lying down before a robot is penalised (20).
+        markings: the field's areas, circle and penalty mark (kid size when None).
+        shootout: the game is a penalty shoot-out (the league's PENALTY games).
+
+    Raises ValueError for ``halves`` other than 1 or 2 or a colour that is not red or blue.
+    """
+
+    team_numbers: dict[str, int] = field(default_factory=lambda: {"red": 1, "blue": 2})
+    left: str = "red"
+    kick_off: str = "red"
+    ready_time: float = 30.0
+    set_time: float = 5.0
+    half_time: float = 600.0
+    halves: int = 2
+    overtime: bool = False
+    overtime_time: float = OVERTIME_HALF
+    break_time: float = HALF_TIME_BREAK
+    set_play_times: tuple[float, ...] = SET_PLAY_TIMES
+    in_play_timeout: float = IN_PLAY_TIMEOUT
+    fallen_timeout: float = FALLEN_TIMEOUT
+    markings: Markings | None = None
+    shootout: bool = False
+
+    def __post_init__(self):
+        if self.halves not in (1, 2):
+            raise ValueError(f"a game has 1 or 2 halves, not {self.halves}")
+        if self.left not in ("red", "blue") or self.kick_off not in ("red", "blue"):
+            raise ValueError(f"left and kick_off are red or blue, not {self.left!r} and {self.kick_off!r}")
