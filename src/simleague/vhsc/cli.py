@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 
 from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, serve_until_stopped, soccer_replay
-from .options import GameOptions
+from .options import COLOURS, GameOptions
 
 app = typer.Typer(help="Humanoid virtual soccer API: team files, a TCP port per robot, protobuf, referee.",
                   rich_markup_mode=None, no_args_is_help=True)
@@ -93,9 +93,9 @@ def _game(game: Path | None, red: Path | None, blue: Path | None, league: str, r
     config = loaded.config
     left, kick_off = loaded.toss(np.random.default_rng())
     err.print(f"{left} plays on the left, {kick_off} kicks off", highlight=False)
-    ports = {(colour, n): port for colour in ("red", "blue")
+    ports = {(colour, n): port for colour in COLOURS
              for n, port in enumerate(getattr(config, colour).ports, start=1)}
-    allowed = {colour: set(getattr(config, colour).hosts) for colour in ("red", "blue")}
+    allowed = {colour: set(getattr(config, colour).hosts) for colour in COLOURS}
     setup = GameSetup(left=left, kick_off=kick_off, team_numbers={"red": config.red.id, "blue": config.blue.id},
                       overtime=config.type == "KNOCKOUT", shootout=config.type == "PENALTY",
                       league=config.league.lower(), allowed=allowed, ports=ports)

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..wire.json_text import JsonTextError, TextFileError, parse_json, read_text
 from .config import MAX_FILE_BYTES, ConfigError, TeamConfig, _explain, load_team
+from .options import COLOURS
 
 MAX_HOSTS = 64
 
@@ -102,7 +103,7 @@ class Game(BaseModel):
         """(colour on the left, colour kicking off), a coin (``rng.integers``) tossed for each
         ``random``, as the league's referee does."""
         def pick(value: str) -> str:
-            return value if value != "random" else ("red", "blue")[int(rng.integers(2))]
+            return value if value != "random" else COLOURS[int(rng.integers(2))]
         return pick(self.config.side_left), pick(self.config.kickoff)
 
 
@@ -125,7 +126,7 @@ def load_game(path: str | Path) -> Game:
         raise ConfigError(f"{path}: blue.ports: a port of the red team")
     league = config.league.lower()
     teams, warnings = {}, []
-    for colour in ("red", "blue"):
+    for colour in COLOURS:
         entry = getattr(config, colour)
         team_file = path.parent / entry.config
         if not team_file.is_file() and (path.parent / Path(entry.config).name).is_file():

@@ -18,7 +18,7 @@ from ..viewer.server import WebViewer
 from .config import TeamConfig
 from .gamecontroller import GAME_PORT, RETURN_PORT, STATES, broadcast_address
 from .launch import LaunchError, container_name, environment, start
-from .options import GameOptions
+from .options import COLOURS, GameOptions
 from .referee import HumanoidReferee
 from .server import ServerOptions, StepReport, VhscServer
 from .setup import MARKINGS, build
@@ -53,7 +53,7 @@ class MatchReport:
         simulated and of wall time, and where the game stood."""
         return {"teams": [{"name": self.names[c], "colour": c, "goals": self.score[c], "falls": self.falls[c],
                            "walked_m": round(self.walked[c], 2), "ball_contacts": self.contacts[c],
-                           "connected": self.connected[c], "players": self.players[c]} for c in ("red", "blue")],
+                           "connected": self.connected[c], "players": self.players[c]} for c in COLOURS],
                 "ball_travel_m": round(self.ball_travel, 2), "steps": self.steps,
                 "simulated_s": round(self.steps * 0.008, 3), "seconds": round(self.seconds, 2), "state": self.state}
 
@@ -66,7 +66,7 @@ class MatchReport:
                 f"{self.connected['blue']}/{self.players['blue']}; {self.steps * 0.008:.1f} s simulated in "
                 f"{self.seconds:.1f} s (real-time factor {factor:.2f})\n"
                 + "".join(f"  {self.names[c]}: {self.falls[c]} falls, {self.walked[c]:.1f} m walked, "
-                          f"{self.contacts[c]} ball contacts\n" for c in ("red", "blue"))
+                          f"{self.contacts[c]} ball contacts\n" for c in COLOURS)
                 + f"  the ball travelled {self.ball_travel:.1f} m")
 
 
@@ -118,7 +118,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
                                           half_time=half_time, halves=halves, overtime=setup.overtime,
                                           markings=MARKINGS[setup.league], shootout=setup.shootout))
     view = GameView(match, referee, viewer, run_log) if viewer is not None or run_log is not None else None
-    figures = Figures(("red", "blue"))
+    figures = Figures(COLOURS)
     owners = {session.rid: key for key, session in match.sessions.items()}
 
     def on_step(report: StepReport) -> None:
@@ -186,10 +186,10 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
             await viewer.close()
         if view is not None:
             view.close()
-    connected = {c: sum(r.connections > 0 for (t, _), r in server.robots.items() if t == c) for c in ("red", "blue")}
-    players = {c: len(match.teams[c].players) for c in ("red", "blue")}
+    connected = {c: sum(r.connections > 0 for (t, _), r in server.robots.items() if t == c) for c in COLOURS}
+    players = {c: len(match.teams[c].players) for c in COLOURS}
     state = "game over" if referee.game_over else f"{STATES[referee.state]}, half {referee.half}"
-    names = {colour: match.teams[colour].name for colour in ("red", "blue")}
+    names = {colour: match.teams[colour].name for colour in COLOURS}
     return MatchReport(connected, players, server.cycle, elapsed, dict(referee.score), state, names,
                        dict(figures.falls), dict(figures.walked), dict(figures.contacts), figures.ball_travel)
 

@@ -1,15 +1,19 @@
-"""How one humanoid game is played: the referee's :class:`GameOptions` and the league's durations
-they default to (the league's GameController and referee). Light (no physics), so that the command
-line reads its defaults from here.
+"""How one humanoid game is played: the team colours (the league's vocabulary, as ``msl.messages``
+has the MSL's sides and ``soccer.rules.Team`` SimSpark's), the referee's :class:`GameOptions` and
+the league's durations they default to (the league's GameController and referee). Light (no
+physics), so that the command line reads its defaults from here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from .setup import Markings
+
+Colour = Literal["red", "blue"]
+COLOURS: tuple[Colour, Colour] = ("red", "blue")    # the league's order: red first
 
 FALLEN_TIMEOUT = 20.0         # s lying down before a robot is removed as incapable
 IN_PLAY_TIMEOUT = 10.0        # s after which a kick-off's or set play's ball is in play even if not touched
@@ -41,8 +45,8 @@ class GameOptions:
     """
 
     team_numbers: dict[str, int] = field(default_factory=lambda: {"red": 1, "blue": 2})
-    left: str = "red"
-    kick_off: str = "red"
+    left: Colour = "red"
+    kick_off: Colour = "red"
     ready_time: float = 30.0
     set_time: float = 5.0
     half_time: float = 600.0
@@ -59,5 +63,10 @@ class GameOptions:
     def __post_init__(self):
         if self.halves not in (1, 2):
             raise ValueError(f"a game has 1 or 2 halves, not {self.halves}")
-        if self.left not in ("red", "blue") or self.kick_off not in ("red", "blue"):
+        if self.left not in COLOURS or self.kick_off not in COLOURS:
             raise ValueError(f"left and kick_off are red or blue, not {self.left!r} and {self.kick_off!r}")
+
+
+def other(colour: Colour) -> Colour:
+    """The other team's colour."""
+    return "blue" if colour == "red" else "red"

@@ -102,7 +102,7 @@ from .gamecontroller import (
     RobotInfo,
     TeamInfo,
 )
-from .options import SET_PLAY_TIMES, GameOptions
+from .options import COLOURS, SET_PLAY_TIMES, Colour, GameOptions, other
 from .positions import LINE, Footing, encloses, footing
 from .setup import MARKINGS
 
@@ -142,10 +142,6 @@ BALL_HOLDING_TIMEOUT = 5.0    # s: a team whose robots enclose the ball more tha
 BALL_HOLDING_RATIO = 1 / 3    # of the ball's radius: the circle that must touch the robots' hands and feet
 
 
-def _other(colour: str) -> str:
-    return "blue" if colour == "red" else "red"
-
-
 def default_poses(number: int) -> tuple[Pose, Pose]:
     """(half-time starting pose, re-entry pose) for a robot whose team file gives none (tests,
     tools): in its own half beside the field's touch line, facing the field; by the touch line,
@@ -154,7 +150,7 @@ def default_poses(number: int) -> tuple[Pose, Pose]:
             Pose(translation=(-3.0, -3.4, 0.0), rotation=(0.0, 0.0, 1.0, math.pi / 2)))
 
 
-Player = tuple[str, int]      # ("red" | "blue", player number)
+Player = tuple[Colour, int]   # (colour, player number)
 
 
 @dataclass(frozen=True)
@@ -209,7 +205,7 @@ Action = PlaceBall | PlaceRobot | SwitchRobot
 
 @dataclass
 class _Player:
-    colour: str
+    colour: Colour
     number: int
     info: RobotInfo
     half_time_pose: Pose
@@ -344,7 +340,7 @@ class HumanoidReferee:
     def _set(self, state: int) -> None:
         self.state, self._since, self.changed = state, self.clock, True
 
-    def _own_side(self, colour: str) -> int:
+    def _own_side(self, colour: Colour) -> int:
         return -1 if colour == self.left else 1
 
     @property
@@ -392,13 +388,13 @@ class HumanoidReferee:
                     self._penalise(p)
             self._set(STATE_READY)
 
-    def _kick_off_restart(self, colour: str) -> None:
+    def _kick_off_restart(self, colour: Colour) -> None:
         """A kick-off for ``colour``: the ball away until ``set``, then on the centre spot."""
         self.kick_off = colour
         self._restart(KICK_OFF, colour, (0.0, 0.0))
         self._away_pending = True
 
-    def _restart(self, kind: str | int, colour: str, spot: tuple[float, float]) -> None:
+    def _restart(self, kind: str | int, colour: Colour, spot: tuple[float, float]) -> None:
         self.restart, self._must_kick, self._spot, self._ball_waits = kind, colour, spot, True
         self.in_play = self._in_play_from = self._first_touch = self._kicker = None
         self.last_touch = self._last_toucher = None
@@ -474,7 +470,7 @@ class HumanoidReferee:
     def _next_half(self) -> None:
         """Ends changed, every robot not sent off at its half-time pose, the other team (of the
         one that kicked off the game) kicking off in halves 2 and 4; ``initial`` for the break."""
-        self.half, self.played, self.left = self.half + 1, 0.0, _other(self.left)
+        self.half, self.played, self.left = self.half + 1, 0.0, other(self.left)
         for p in self.players.values():
             if not p.info.red_cards:
                 x, y, yaw = self._field_pose(p, p.half_time_pose)
@@ -482,7 +478,7 @@ class HumanoidReferee:
                 p.down_since = p.outside_turf_since = None
                 p.footing = Footing(outside_field=True, inside_own_side=True)
         self.secondary = self._normal
-        self._kick_off_restart(self.first_kick_off if self.half % 2 else _other(self.first_kick_off))
+        self._kick_off_restart(self.first_kick_off if self.half % 2 else other(self.first_kick_off))
         self._set(STATE_INITIAL)
 
     # ------------------------------------------------------------------------------- the ball
@@ -537,7 +533,7 @@ class HumanoidReferee:
     def _before_in_play(self) -> None:
         """After a kick-off or an executed set play: opponents keep away; the ball is in play
         once touched and moved 5 cm, or after ``in_play_timeout`` s."""
-        opponents = _other(self._must_kick)
+        opponents = other(self._must_kick)
         if self.restart not in (KICK_OFF, DROPPED):
             self._keep_away(opponents)
         if self.restart == KICK_OFF:
@@ -589,7 +585,7 @@ class HumanoidReferee:
             return
         if out.line == "goal":
             side = out.side
-            attacker = self.left if side > 0 else _other(self.left)     # the goal at +x is the right team's
+            attacker = self.left if side > 0 else other(self.left)     # the goal at +x is the right team's
             right_way = self.last_touch == attacker
             if out.in_goal:
                 self._goal(attacker, right_way, side, y)
@@ -616,7 +612,7 @@ class HumanoidReferee:
             return
         self.score[attacker] += 1
         self.secondary, self.phase = self._normal, 0
-        self._kick_off_restart(_other(attacker))
+        self._kick_off_restart(other(attacker))
         self._set(STATE_READY)
 
     def _goal_kick(self, y: float) -> None:
@@ -630,7 +626,7 @@ class HumanoidReferee:
         team = "red" if self.last_touch == "blue" else "blue"
         self._start_set_play(kind, team, spot)
 
-    def _start_set_play(self, kind: int, team: str, spot: tuple[float, float]) -> None:
+    def _start_set_play(self, kind: int, team: Colour, spot: tuple[float, float]) -> None:
         self.secondary, self.set_play_team, self.phase = kind, team, 0
         self._phase_since, self.changed = self.clock, True
         self._restart(kind, team, spot)
@@ -646,7 +642,7 @@ class HumanoidReferee:
         elif self.phase == 1:
             self.phase = 2
         else:
-            self._keep_away(_other(self.set_play_team))
+            self._keep_away(other(self.set_play_team))
             if self.secondary == STATE2_PENALTY_KICK:
                 self._penalty_kick_positions()
             self.secondary, self.phase = self._normal, 0
@@ -731,7 +727,7 @@ class HumanoidReferee:
         attacker only (the league's referee, check_penalty_kick_positions)."""
         ball_x, ball = self._view.ball[0], self._view.ball[:2]
         mark = self._half_l - self.markings.penalty_mark
-        for colour in ("red", "blue"):
+        for colour in COLOURS:
             defending = colour != self.set_play_team
             striker = False
             for p in sorted(self._team(colour), key=lambda q: q.number):
@@ -753,7 +749,7 @@ class HumanoidReferee:
         self._set(STATE_READY)
 
     # ------------------------------------------------------------------------------- robots
-    def _team(self, colour: str) -> list[_Player]:
+    def _team(self, colour: Colour) -> list[_Player]:
         return [p for p in self.players.values() if p.colour == colour and not p.off]
 
     def _update_footing(self) -> None:
@@ -791,7 +787,7 @@ class HumanoidReferee:
                 self._lift_penalty(p)
             p.for_kick_off = False
 
-    def _keep_away(self, colour: str) -> None:
+    def _keep_away(self, colour: Colour) -> None:
         """Robots of ``colour`` nearer the ball than the free-kick distance are penalised."""
         team = {p.number: p for p in self._team(colour)}
         near = nearer_than({n: self._pose(p)[:2] for n, p in team.items()}, self._view.ball[:2],
@@ -849,7 +845,7 @@ class HumanoidReferee:
                 self._actions.append(SwitchRobot((p.colour, p.number), motors=True))
                 p.motors_at = None
 
-    def penalise(self, colour: str, player: int, view: FieldView, seconds: float = PENALTY_REMOVAL,
+    def penalise(self, colour: Colour, player: int, view: FieldView, seconds: float = PENALTY_REMOVAL,
                  reason: int = HL_PICKUP_OR_INCAPABLE) -> list[Action]:
         """Remove a robot for ``seconds`` with the GameController penalty code ``reason``: it is
         put at its penalty spot, joints held, commands ignored. KeyError for no such robot; a
@@ -917,7 +913,7 @@ class HumanoidReferee:
                 else:
                     p.info.penalty = HL_PICKUP_OR_INCAPABLE
 
-    def red_card(self, colour: str, player: int, view: FieldView) -> list[Action]:
+    def red_card(self, colour: Colour, player: int, view: FieldView) -> list[Action]:
         """A red card: the robot leaves the field for the rest of the game (2 m beyond its
         penalty spot), its sensors and motors off. KeyError for no such robot."""
         self._act(view)
@@ -959,7 +955,7 @@ class HumanoidReferee:
     @property
     def _attacker(self) -> str:
         """The team taking the current penalty: the kick-off team first, then in turn."""
-        return self.kick_off if self.kicks % 2 == 0 else _other(self.kick_off)
+        return self.kick_off if self.kicks % 2 == 0 else other(self.kick_off)
 
     def _shootout_kicker(self) -> _Player | None:
         """The attacking team's kicker: its lowest-numbered robot not sent off."""
@@ -1028,7 +1024,7 @@ class HumanoidReferee:
     def _goal_line(self) -> None:
         """The defending goalkeeper stays on its goal line (or behind it) until the ball is in
         play; off it for over INVALID_GOALKEEPER_TIMEOUT s it is penalised."""
-        for p in self._team(_other(self._attacker)):
+        for p in self._team(other(self._attacker)):
             if not p.info.goalkeeper:
                 continue
             f, (_, y, _) = p.footing, self._pose(p)
@@ -1051,7 +1047,7 @@ class HumanoidReferee:
         if self._shootout_decided():
             self._set(STATE_FINISHED)
             return
-        self.left = _other(self.left)
+        self.left = other(self.left)
         self._penalty_positions()
 
     def _shootout_decided(self) -> bool:
@@ -1163,7 +1159,7 @@ class HumanoidReferee:
         self._free_kick(q.colour, self._pose(p)[:2])
         return True
 
-    def _free_kick(self, team: str, location: tuple[float, float]) -> None:
+    def _free_kick(self, team: Colour, location: tuple[float, float]) -> None:
         """A direct free kick for ``team`` at ``location``, or a penalty kick when the ball lies
         wholly inside the other team's penalty area (the league's referee, interruption)."""
         half_l, r = self._half_l, self.rules.ball_radius
@@ -1198,7 +1194,7 @@ class HumanoidReferee:
             if self.set_play or sum(history) * 2 <= window:
                 continue
             history.clear()
-            self._free_kick(_other(colour), self._view.ball[:2])
+            self._free_kick(other(colour), self._view.ball[:2])
             return True
         return False
 
@@ -1255,7 +1251,7 @@ class HumanoidReferee:
             return False, f"{colour} {player} asked to be taken out: already off the field", []
         return False, f"{colour} {player} asked to be unpenalised: ignored, only the referee lifts a penalty", []
 
-    def alive(self, colour: str, within: float = 5.0) -> int:
+    def alive(self, colour: Colour, within: float = 5.0) -> int:
         """How many robots of ``colour`` said "alive" in the last ``within`` s."""
         return sum(1 for p in self.players.values()
                    if p.colour == colour and p.alive_at is not None and self.clock - p.alive_at <= within)
@@ -1281,7 +1277,7 @@ class HumanoidReferee:
         if self.shootout:
             kick_off = self.numbers[self._attacker]
             remaining = SHOOTOUT_TRIAL_TIME - (self.clock - self._since if self.state == STATE_PLAYING else 0.0)
-            for team, colour in zip(teams, ("red", "blue")):
+            for team, colour in zip(teams, COLOURS):
                 team.penalty_shot = len(self.shots[colour])
                 team.single_shots = sum(1 << i for i, scored in enumerate(self.shots[colour][:16]) if scored)
         self.changed = False

@@ -42,7 +42,7 @@ from ..soccer.models import ModelError, find_model
 from .config import ConfigError
 from .game import load_game
 from .gamecontroller import STATES
-from .options import GameOptions
+from .options import COLOURS, GameOptions
 from .referee import HumanoidReferee
 from .robot import BASIC_STEP_MS
 from .server import apply_actions, field_view
@@ -263,7 +263,7 @@ class _Table:
 
     def player(self, target: str) -> tuple[str, int] | None:
         parts = target.lower().split("_")
-        if len(parts) == 3 and parts[0] in ("red", "blue") and parts[1] == "player" and parts[2].isdigit():
+        if len(parts) == 3 and parts[0] in COLOURS and parts[1] == "player" and parts[2].isdigit():
             key = (parts[0], int(parts[2]))
             return key if key in self.match.sessions else None
         return None
@@ -348,7 +348,7 @@ class _Table:
         """A team's score or a robot's penalty, warnings or cards as the GameController packet
         carries them (a robot not in the game: its empty slot); None for no such target."""
         parts = (target or "").lower().split("_")
-        if not parts or parts[0] not in ("red", "blue"):
+        if not parts or parts[0] not in COLOURS:
             return None
         team = next(t for t in self.referee.game_data(0).teams if t.number == self.numbers[parts[0]])
         if name == "score":

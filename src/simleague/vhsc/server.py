@@ -37,6 +37,7 @@ from ..wire.framing import FrameDecoder, FrameError, encode
 from ..wire.limits import LogLimiter, SlowReader, Verdict
 from . import messages as M
 from .gamecontroller import RETURN_ALIVE, ReturnData
+from .options import COLOURS
 from .referee import Action, FieldView, PlaceBall, PlaceRobot, SwitchRobot
 from .robot import BASIC_STEP_MS, MB, TEAM_RENDER_QUOTA, RobotSession
 
@@ -187,7 +188,7 @@ class VhscServer:
         self.opt = options = options or ServerOptions()
         self.world, self.allowed, self.host = world, allowed, options.host
         self.bases = {"red": options.red_base, "blue": options.blue_base}
-        size = {team: sum(1 for t, _ in robots if t == team) for team in ("red", "blue")}
+        size = {team: sum(1 for t, _ in robots if t == team) for team in COLOURS}
         self.robots = {key: _Robot(session, key[0], key[1], options.team_quota / max(size[key[0]], 1))
                        for key, session in robots.items()}
         self.sessions = robots
