@@ -48,10 +48,10 @@ def _simspark_outputs(game, seed: int, log: Optional[Path], web: Optional[int], 
         viewer = WebViewer(ViewerOptions(web_host, web, page="soccer.html"))
     live = soccer_web.LiveView(game, viewer) if viewer is not None else None
 
-    def on_cycle():
+    def on_cycle(report) -> None:
         if live is not None:
             live.cycle()
-        if recorder is not None and game.world.cycle % soccer_web.FRAME_EVERY == 0:
+        if recorder is not None and report.cycle % soccer_web.FRAME_EVERY == 0:
             record = soccer_web.frame(game)
             del record["type"]
             recorder.cycle(record)

@@ -141,11 +141,11 @@ async def play(agents: int = 11, seed: int = 0, half_time: float = 300.0, host: 
     server = SimSparkServer(game, SimSparkOptions(host, agent_port, monitor_port, sync=True, realtime=False))
     figures, extra = Figures(), setup(game) if setup is not None else None
 
-    def on_cycle():
+    def on_cycle(report) -> None:
         if game.referee.play_mode is not PlayMode.BeforeKickOff:
             observe(figures, game)
         if extra is not None:
-            extra()
+            extra(report)
     server.on_cycle = on_cycle
     try:
         await server.start()

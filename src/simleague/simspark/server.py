@@ -98,14 +98,23 @@ class _Client:
         self.problems = LogLimiter(log, self.name, MAX_PROBLEM_LINES)
 
 
+@dataclass
+class CycleReport:
+    """What a cycle did, for run logs, viewers and progress displays: the cycles run after it and
+    the game."""
+
+    cycle: int
+    game: Game
+
+
 class SimSparkServer:
     """``SimSparkServer(game, options, on_cycle=None)``: serves ``game`` as ``options``
     (:class:`SimSparkOptions`) say; ports 0 pick free ones (see :attr:`agent_port`,
-    :attr:`monitor_port` after :meth:`start`). ``on_cycle()`` is called after every cycle (a
-    viewer, a run log)."""
+    :attr:`monitor_port` after :meth:`start`). ``on_cycle(report)`` is called with a
+    :class:`CycleReport` after every cycle (a viewer, a run log)."""
 
     def __init__(self, game: Game, options: SimSparkOptions = SimSparkOptions(),
-                 on_cycle: Callable[[], None] | None = None):
+                 on_cycle: Callable[[CycleReport], None] | None = None):
         self.game, self.opt = game, options
         self.host, self.agent_port, self.monitor_port = options.host, options.agent_port, options.monitor_port
         self._lockstep = Clock("lockstep", CYCLE, options.sync_timeout or FOREVER)
@@ -335,7 +344,7 @@ class SimSparkServer:
                 if client.problems.suppressed:
                     client.problems.flush()
             if self.on_cycle is not None:
-                self.on_cycle()
+                self.on_cycle(CycleReport(game.world.cycle, game))
             if opt.cycles is not None and game.world.cycle >= opt.cycles:
                 break
             idle = opt.sync and not any(c.agent.robot is not None for c in self.agents)

@@ -20,7 +20,7 @@ from .gamecontroller import GAME_PORT, RETURN_PORT, STATES, broadcast_address
 from .launch import LaunchError, container_name, environment, start
 from .options import COLOURS, GameOptions
 from .referee import HumanoidReferee
-from .server import ServerOptions, StepReport, VhscServer
+from .server import CycleReport, ServerOptions, VhscServer
 from .setup import MARKINGS, build
 from .web import GameView
 
@@ -97,7 +97,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
                halves: int = GameOptions.halves,
                viewer: WebViewer | None = None, run_log: Path | None = None,
                ready: Callable[[str], None] | None = None, setup: GameSetup = GameSetup(),
-               progress: Callable[[StepReport, HumanoidReferee], None] | None = None) -> MatchReport:
+               progress: Callable[[CycleReport, HumanoidReferee], None] | None = None) -> MatchReport:
     """Play until the referee ends the game (each half: ``ready_time`` then 5 s of set, then
     ``half_time`` of play; ``halves`` of them with a 15 s break; overtime as ``setup`` says) or
     ``seconds`` of simulated time passed, once every player's software connected (or its process
@@ -121,7 +121,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
     figures = Figures(COLOURS)
     owners = {session.rid: key for key, session in match.sessions.items()}
 
-    def on_step(report: StepReport) -> None:
+    def on_cycle(report: CycleReport) -> None:
         world = match.world
         robots = {}
         for rid, (colour, _) in owners.items():
@@ -136,7 +136,7 @@ async def play(red: TeamConfig, blue: TeamConfig, launcher: str = "local", image
             progress(report, referee)
     options = ServerOptions(host, red_base, blue_base, max_real_time_factor, game_controller=game_controller[:2],
                             return_port=game_controller[2], ports=setup.ports)
-    server = VhscServer(match.world, match.sessions, allowed, options, referee, on_step)
+    server = VhscServer(match.world, match.sessions, allowed, options, referee, on_cycle)
     await server.start()
     processes, containers = [], []
     try:

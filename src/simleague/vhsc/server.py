@@ -77,7 +77,7 @@ class ServerOptions:
 
 
 @dataclass
-class StepReport:
+class CycleReport:
     """What a cycle (one basic step, 8 ms) did, for viewers, recorders and progress displays: the
     cycles run after it, the world, and the real-time factor over the last second of wall time."""
 
@@ -174,17 +174,21 @@ class _Returns(asyncio.DatagramProtocol):
 
 
 class VhscServer:
-    """``VhscServer(world, robots, allowed, options=ServerOptions(), referee=None,
-    on_step=None)``: ``robots`` maps (team, player) to a
-    :class:`~simleague.vhsc.robot.RobotSession`, ``allowed`` a team to the client addresses
-    allowed on its ports (see :attr:`ports` once started); with a
-    :class:`~simleague.vhsc.referee.HumanoidReferee` and ``options.game_controller`` the
-    referee's ``RGme`` packets are sent and ``RGrt`` packets read; ``on_step(report)`` is called
-    with a :class:`StepReport` after every basic step."""
+    """The humanoid API's robot ports, stepping ``world`` (see the module's text).
+
+    Args:
+        world: the :class:`~simleague.soccer.humanoids.HumanoidWorld` served.
+        robots: ("red"|"blue", player number) -> its :class:`~simleague.vhsc.robot.RobotSession`.
+        allowed: a team's colour -> the client addresses allowed on its robots' ports.
+        options: how it runs (:class:`ServerOptions`); the ports once started in :attr:`ports`.
+        referee: a :class:`~simleague.vhsc.referee.HumanoidReferee`, whose decisions are applied each
+            cycle; with ``options.game_controller`` its ``RGme`` packets are sent and ``RGrt`` read.
+        on_cycle: called with a :class:`CycleReport` after every cycle (a basic step, 8 ms).
+    """
 
     def __init__(self, world, robots: dict[tuple[str, int], RobotSession], allowed: dict[str, set[str]],
                  options: ServerOptions | None = None, referee=None,
-                 on_step: Callable[[StepReport], None] | None = None):
+                 on_cycle: Callable[[CycleReport], None] | None = None):
         self.opt = options = options or ServerOptions()
         self.world, self.allowed, self.host = world, allowed, options.host
         self.bases = {"red": options.red_base, "blue": options.blue_base}
@@ -199,7 +203,7 @@ class VhscServer:
         self._gc_send = self._gc_receive = None
         self._gc_packets, self._gc_sent_at = 0, -1.0
         self.returns: deque = deque(maxlen=1000)         # the last RGrt packets taken
-        self.on_step = on_step
+        self.on_cycle = on_cycle
         self.cycle = 0
         self._recent: deque = deque()                    # (wall time, step) over the last second
         self._stop = asyncio.Event()
@@ -360,8 +364,8 @@ class VhscServer:
                 if robot.writer is not None:
                     self._send(robot, robot.session.measurements(self.cycle, now_ms, self._images(robot)))
             self.cycle += 1
-            if self.on_step is not None:
-                self.on_step(StepReport(self.cycle, self.world, self.real_time_factor()))
+            if self.on_cycle is not None:
+                self.on_cycle(CycleReport(self.cycle, self.world, self.real_time_factor()))
             if self.referee is not None and self.referee.game_over:
                 break                                   # the game is over
             await clock.wait(lambda: True)

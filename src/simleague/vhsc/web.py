@@ -95,7 +95,7 @@ class GameView:
             viewer.publish("scene", json.dumps(humanoid_scene(match, "live")))
 
     def step(self, report) -> None:
-        """After a basic step (a :class:`~simleague.vhsc.server.StepReport`): a frame every fifth
+        """After a basic step (a :class:`~simleague.vhsc.server.CycleReport`): a frame every fifth
         step (25 Hz)."""
         if report.cycle % FRAME_EVERY:
             return
