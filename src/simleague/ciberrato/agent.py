@@ -80,6 +80,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
 from ..angles import wrap
+from .options import REGISTRATION_PORT
 from .types import Action, Observation
 
 REGISTER_TIMEOUT = 30.0         # s the agent waits for the simulator's answer (and each Measures)
@@ -994,7 +995,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description="simleague's sample CiberRato agent")
     ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=6000)
+    ap.add_argument("--port", type=int, default=REGISTRATION_PORT)
     ap.add_argument("--pos", type=int, default=0, help="grid position (0: first free)")
     ap.add_argument("--name", default="simleague")
     ap.add_argument("--arena", default="28x14", metavar="WxH",

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from ..cli_common import (PORT, OutOpt, RayCpusOpt, RayOpt, RestartOpt, WebHostOpt, WebOpt, WorkersOpt, check_mode,
                           err, fail, interrupted, load_competition_file, run_competition_command, start_viewer)
+from .options import REGISTRATION_PORT, ServerOptions
 
 app = typer.Typer(help="The CiberRato maze competition (2008 rules, original UDP/XML protocol).",
                   rich_markup_mode=None, no_args_is_help=True)
@@ -40,15 +41,15 @@ def _scenario(lab, grid, params, defaults="2008"):
 def serve(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: Optional[Path] = ParamsOpt,
           defaults: str = DefaultsOpt,
           host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 for a contest network)."),
-          port: int = typer.Option(6000, **PORT, help="UDP registration port."),
-          mode: str = typer.Option("realtime", help="Clock: realtime, lockstep or fast."),
-          autostart: int = typer.Option(0, min=0, help="Start when this many robots registered (0: wait for a viewer's Start)."),
+          port: int = typer.Option(ServerOptions.port, **PORT, help="UDP registration port."),
+          mode: str = typer.Option(ServerOptions.mode, help="Clock: realtime, lockstep or fast."),
+          autostart: int = typer.Option(ServerOptions.autostart, min=0, help="Start when this many robots registered (0: wait for a viewer's Start)."),
           seed: int = typer.Option(0, help="Seed of every random stream."),
           scoring: str = typer.Option("2008", help="Scoring rules: 2008 or competitive."),
           web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
           verbose: bool = typer.Option(False, "--verbose", "-v", help="Log registrations and drops on stderr.")):
     """Run the simulator for agents and viewers speaking the original protocol."""
-    from .server import Server, ServerOptions
+    from .server import Server
     from .web import LiveView
     from .world import World
     from ..viewer.server import ViewerOptions, WebViewer
@@ -174,7 +175,7 @@ def trial(lab: Optional[Path] = LabOpt, grid: Optional[Path] = GridOpt, params: 
 
 @app.command()
 def agent(host: str = typer.Option("127.0.0.1", help="The simulator's address."),
-          port: int = typer.Option(6000, **PORT, help="The simulator's UDP registration port."),
+          port: int = typer.Option(REGISTRATION_PORT, **PORT, help="The simulator's UDP registration port."),
           pos: int = typer.Option(0, help="Grid position (0: first free)."),
           name: str = typer.Option("simleague", help="The robot's name in the score table.")):
     """Run the sample agent against a simulator (ours or the original)."""

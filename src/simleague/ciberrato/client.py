@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from .. import errors
 from . import messages as M
+from .options import REGISTRATION_PORT
 from .types import Action, Observation
 
 
@@ -44,7 +45,7 @@ class Client:
     ``timeout`` (s) is the longest :meth:`read` waits before raising :class:`ClientError`.
     """
 
-    def __init__(self, name: str, pos: int = 0, host: str = "127.0.0.1", port: int = 6000,
+    def __init__(self, name: str, pos: int = 0, host: str = "127.0.0.1", port: int = REGISTRATION_PORT,
                  ir_angles: dict[int, float] | None = None, timeout: float = 5.0):
         self.name, self.pos, self.host, self.port = name, pos, host, port
         self.ir_angles = ir_angles or {}

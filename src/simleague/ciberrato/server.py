@@ -28,6 +28,7 @@ from ..clock import Clock
 from ..wire.limits import LogLimiter
 from . import messages as M
 from .world import Action, Observation, RegistrationRefused, World
+from .options import ServerOptions
 
 log = logging.getLogger("simleague.ciberrato.server")
 
@@ -105,20 +106,6 @@ class _Registrar(asyncio.DatagramProtocol):
             self.problems.log(logging.WARNING, f"registration queue full: dropped a datagram from {addr}")
             return
         pending.append((data, addr))
-
-
-@dataclass
-class ServerOptions:
-    """How a server runs: bind ``host``/``port`` (0 = any free port), clock ``mode``,
-    ``autostart`` (start when that many robots registered; 0 = wait for a viewer's Start),
-    ``lockstep_timeout`` (s), ``stop_when_finished`` (leave :meth:`Server.run` at the end)."""
-
-    host: str = "127.0.0.1"
-    port: int = 6000
-    mode: str = "realtime"
-    autostart: int = 0
-    lockstep_timeout: float = 2.0
-    stop_when_finished: bool = False
 
 
 @dataclass

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, start_viewer
+from .options import MiddlewareOptions as Defaults
 
 app = typer.Typer(help="MSL simulated matches: middleware, pausers, team client, referee, demo.",
                   rich_markup_mode=None, no_args_is_help=True)
@@ -63,21 +64,21 @@ def _host_port(text: str, what: str) -> tuple[str, int]:
 
 @app.command()
 def middleware(host: str = typer.Option("127.0.0.1", help="Address to bind (both ports)."),
-               team_port: int = typer.Option(28100, **PORT, help="TCP port for the two teams (0: any free port)."),
-               pauser_port: int = typer.Option(28101, **PORT, help="TCP port for the two pausers (0: any free port)."),
+               team_port: int = typer.Option(Defaults.team_port, **PORT, help="TCP port for the two teams (0: any free port)."),
+               pauser_port: int = typer.Option(Defaults.pauser_port, **PORT, help="TCP port for the two pausers (0: any free port)."),
                team_host: Optional[str] = typer.Option(None, help="Address for the team port (default --host)."),
                pauser_host: Optional[str] = typer.Option(None, help="Address for the pauser port (default --host)."),
-               buffer: int = typer.Option(25, help="States kept per team to inter- and extrapolate from."),
-               eps1: float = typer.Option(0.2, help="Pause when |t1 - t2| exceeds this (s of simulation time)."),
-               eps2: float = typer.Option(0.05, help="Resume when |t1 - t2| is at most this (s)."),
+               buffer: int = typer.Option(Defaults.buffer, help="States kept per team to inter- and extrapolate from."),
+               eps1: float = typer.Option(Defaults.eps1, help="Pause when |t1 - t2| exceeds this (s of simulation time)."),
+               eps2: float = typer.Option(Defaults.eps2, help="Resume when |t1 - t2| is at most this (s)."),
                horizon: Optional[float] = typer.Option(None, help="Extrapolate at most this far past a team's "
                                                                   "newest state (s; default eps1)."),
-               seed: int = typer.Option(0, help="Seed of the draw that settles exact ball-claim ties."),
-               hello_timeout: float = typer.Option(10.0, help="Seconds a new connection has to say hello."),
-               heartbeat: float = typer.Option(1.0, help="Seconds between heartbeats to each team."),
-               timeout: float = typer.Option(5.0, help="Drop a team that sends nothing for this long while not "
+               seed: int = typer.Option(Defaults.seed, help="Seed of the draw that settles exact ball-claim ties."),
+               hello_timeout: float = typer.Option(Defaults.hello_timeout, help="Seconds a new connection has to say hello."),
+               heartbeat: float = typer.Option(Defaults.heartbeat, help="Seconds between heartbeats to each team."),
+               timeout: float = typer.Option(Defaults.timeout, help="Drop a team that sends nothing for this long while not "
                                                        "paused (s)."),
-               away: float = typer.Option(10.0, help="Keep a team paused at most this long while its opponent "
+               away: float = typer.Option(Defaults.away, help="Keep a team paused at most this long while its opponent "
                                                      "is away (s)."),
                match: Optional[Path] = typer.Option(None, help="Match file (TOML): team names, tokens, RefBox "
                                                                "addresses, referee."),
@@ -187,7 +188,7 @@ def pauser(backend: str = typer.Option(..., help="process or docker."),
            pid: Optional[int] = typer.Option(None, help="Process to pause, with its children (process backend)."),
            container: Optional[str] = typer.Option(None, help="Container to pause (docker backend)."),
            host: str = typer.Option("127.0.0.1", help="The middleware's address."),
-           port: int = typer.Option(28101, **PORT, help="Middleware pauser port."),
+           port: int = typer.Option(Defaults.pauser_port, **PORT, help="Middleware pauser port."),
            min_gap: float = typer.Option(0.25, help="Least seconds between a pause and the next resume (an unpause sent sooner can overtake the pause)."),
            reconnect: float = typer.Option(10.0, help="Seconds to keep trying to reach the middleware."),
            token: str = typer.Option("", help="The match's token for this side, if it has one."),
@@ -231,7 +232,7 @@ def pauser(backend: str = typer.Option(..., help="process or docker."),
 @app.command()
 def team(name: str = typer.Option("Toy", help="Team name."), side: str = Side,
          host: str = typer.Option("127.0.0.1", help="The middleware's address."),
-         port: int = typer.Option(28100, **PORT, help="The middleware's team port."),
+         port: int = typer.Option(Defaults.team_port, **PORT, help="The middleware's team port."),
          speed: float = typer.Option(1.0, help="Simulation seconds per wall second (0.7: a slower simulator)."),
          seconds: float = typer.Option(30.0, help="Wall seconds to play after the start (the end of the "
                                                   "match ends it sooner)."),
@@ -277,9 +278,9 @@ def _print_sync(summary: dict) -> None:
 def demo(seconds: Optional[float] = typer.Option(None, help="Wall seconds to play (default: 30 s, or with a "
                                                                "referee until it ends the match)."),
          slow: float = typer.Option(0.7, help="Speed of the second simulator relative to the first."),
-         eps1: float = typer.Option(0.2, help="Pause when |t1 - t2| exceeds this (s)."),
-         eps2: float = typer.Option(0.05, help="Resume when |t1 - t2| is at most this (s)."),
-         buffer: int = typer.Option(25, help="States kept per team to inter- and extrapolate from."),
+         eps1: float = typer.Option(Defaults.eps1, help="Pause when |t1 - t2| exceeds this (s)."),
+         eps2: float = typer.Option(Defaults.eps2, help="Resume when |t1 - t2| is at most this (s)."),
+         buffer: int = typer.Option(Defaults.buffer, help="States kept per team to inter- and extrapolate from."),
          min_gap: float = typer.Option(0.25, help="Least seconds between a pause and the next resume."),
          referee: str = typer.Option("none", help="none, or auto: the built-in referee plays two halves."),
          half: float = typer.Option(10.0, help="Seconds of simulation time per half (auto referee)."),

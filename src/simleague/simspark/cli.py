@@ -17,6 +17,7 @@ from rich.table import Table
 from ..cli_common import (PORT, OutOpt, RayCpusOpt, RayOpt, RestartOpt, WebHostOpt, WebOpt, WorkersOpt, err, fail,
                           interrupted, load_competition_file, run_competition_command, serve_until_stopped,
                           soccer_replay, start_viewer)
+from .options import SimSparkOptions
 
 app = typer.Typer(help="SimSpark-compatible 3D soccer on MuJoCo: agents on TCP 3100, monitors on 3200.",
                   rich_markup_mode=None, no_args_is_help=True)
@@ -65,12 +66,12 @@ def _simspark_outputs(game, seed: int, log: Optional[Path], web: Optional[int], 
 
 @app.command("serve")
 def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (0.0.0.0 for a network)."),
-                   agent_port: int = typer.Option(3100, **PORT, help="TCP port of the agents."),
-                   monitor_port: int = typer.Option(3200, **PORT, help="TCP port of monitors and trainers."),
+                   agent_port: int = typer.Option(SimSparkOptions.agent_port, **PORT, help="TCP port of the agents."),
+                   monitor_port: int = typer.Option(SimSparkOptions.monitor_port, **PORT, help="TCP port of monitors and trainers."),
                    sync: bool = typer.Option(False, "--sync", help="A cycle waits for every agent's (syn)."),
                    realtime: bool = typer.Option(True, "--realtime/--no-realtime",
                                                  help="Each cycle lasts at least 20 ms."),
-                   sync_timeout: float = typer.Option(30.0, min=0.0, help="With --sync: seconds an agent's (syn) "
+                   sync_timeout: float = typer.Option(SimSparkOptions.sync_timeout, min=0.0, help="With --sync: seconds an agent's (syn) "
                                                       "is waited for; 0 waits for ever, as the original."),
                    seed: int = typer.Option(0, help="Seed of every random stream (noise, coin toss)."),
                    half_time: float = typer.Option(300.0, help="Game seconds of a half (RuleHalfTime)."),
@@ -85,7 +86,7 @@ def simspark_serve(host: str = typer.Option("127.0.0.1", help="Address to bind (
     """Run the soccer server for SimSpark agents and monitors until interrupted (or a trainer's
     killsim with --allow-killsim). Server messages go to the terminal."""
     from .game import Game
-    from .server import SimSparkOptions, SimSparkServer
+    from .server import SimSparkServer
     from ..soccer.rules import SoccerRules
     from ..soccer.vision import EXACT
 
