@@ -132,24 +132,29 @@ def test_ball_over_the_side_line_kick_in_for_the_other_team_after_the_pause():
     assert ref.play_mode is PlayMode.PlayOn
 
 
-@pytest.mark.parametrize("last, mode, where", [
-    (Team.RIGHT, PlayMode.corner_kick_left, (15.0, -10.0, R)),     # a defender put it out
-    (Team.LEFT, PlayMode.goal_kick_right, (14.0, 0.0, R)),         # the attackers did
-])
-def test_ball_over_the_goal_line_beside_the_goal(last, mode, where):
+@pytest.mark.parametrize("last, ball, mode, placed, score", [
+    # who touched it last, where it went (x, y, z) -> the play mode and where the ball is put 1 s
+    # later (a set piece after the kick-in pause; a goal waits for its own pause), and the score
+    (Team.LEFT, (15.1, 0.5, 0.3), PlayMode.Goal_Left, None, (1, 0)),
+    (Team.RIGHT, (-15.1, -1.0, R), PlayMode.Goal_Right, None, (0, 1)),
+    (Team.LEFT, (15.1, 1.05 - R / 2, R), PlayMode.goal_kick_right, (14.0, 0.0, R), (0, 0)),   # not wholly in
+    (Team.LEFT, (15.1, 0.0, 1.2), PlayMode.goal_kick_right, (14.0, 0.0, R), (0, 0)),        # over the bar
+    (Team.LEFT, (15.1, -3.0, R), PlayMode.goal_kick_right, (14.0, 0.0, R), (0, 0)),         # beside the goal
+    (Team.RIGHT, (15.1, -3.0, R), PlayMode.corner_kick_left, (15.0, -10.0, R), (0, 0)),     # a defender's
+    (Team.LEFT, (-15.1, 4.0, R), PlayMode.corner_kick_right, (-15.0, 10.0, R), (0, 0)),
+    (Team.LEFT, (5.2, 10.05, R), PlayMode.KickIn_Right, (5.2, 10.0, R), (0, 0)),
+    (Team.RIGHT, (-3.0, -10.1, R), PlayMode.KickIn_Left, (-3.0, -10.0, R), (0, 0)),
+    (Team.LEFT, (20.0, 10.1, R), PlayMode.goal_kick_right, (14.0, 0.0, R), (0, 0)),          # goal line first
+], ids=["goal left", "goal right", "outside the post", "over the bar", "beside the goal",
+        "corner", "corner right", "kick-in right", "kick-in left", "over both lines"])
+def test_the_ball_out_of_play(last, ball, mode, placed, score):
+    """The SSL game controller's table form: (state, change, wanted state), here from play on."""
     ref = playing()
-    ref.step(DT, (14.9, -3.0, R), last)
-    ref.step(DT, (15.1, -3.0, R))
-    placed = run(ref, 1.0, ball=(15.3, -3.0, R))
-    assert ref.play_mode is mode and placed == Placement(where)
-
-
-def test_over_the_crossbar_is_no_goal():
-    ref = playing()
-    ref.step(DT, (15.1, 0.0, 1.2), Team.LEFT)
-    assert ref.score == {Team.LEFT: 0, Team.RIGHT: 0}
-    run(ref, 1.0, ball=(15.5, 0.0, R))
-    assert ref.play_mode is PlayMode.goal_kick_right
+    ref.step(DT, (np.clip(ball[0], -14.5, 14.5), np.clip(ball[1], -9.5, 9.5), R), last)   # touched on the field
+    ref.step(DT, ball)
+    got = run(ref, 1.0, ball=ball)
+    assert (ref.play_mode, got, tuple(ref.score.values())) == (
+        mode, Placement(placed) if placed else None, score)
 
 
 def test_halves_and_game_over():
