@@ -12,7 +12,8 @@ from typing import Optional
 import typer
 
 from ..cli_common import PORT, WebHostOpt, WebOpt, err, fail, interrupted, serve_until_stopped, soccer_replay
-from .options import COLOURS, GameOptions
+from .gamecontroller import GAME_PORT
+from .options import COLOURS, GameOptions, ServerOptions
 
 app = typer.Typer(help="Humanoid virtual soccer API: team files, a TCP port per robot, protobuf, referee.",
                   rich_markup_mode=None, no_args_is_help=True)
@@ -113,13 +114,13 @@ def _gc_address(address: str | None, host: str) -> str:
 def vhsc_serve(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, game: Optional[Path] = GameOpt,
                models: list[Path] = ModelsOpt, league: str = LeagueOpt,
                host: str = typer.Option("127.0.0.1", help="Address to bind."),
-               red_base: int = typer.Option(10000, help="Red robot N listens on this + N."),
-               blue_base: int = typer.Option(10020, help="Blue robot N listens on this + N."),
+               red_base: int = typer.Option(ServerOptions.red_base, help="Red robot N listens on this + N."),
+               blue_base: int = typer.Option(ServerOptions.blue_base, help="Blue robot N listens on this + N."),
                allow: list[str] = typer.Option(["127.0.0.1"], help="Client address allowed (repeat; both teams; "
                                                                    "a game file's hosts win)."),
                realtime: bool = RealtimeOpt, gc_address: Optional[str] = GcAddressOpt,
-               gc_port: int = typer.Option(3838, **PORT, help="UDP port the GameController packets (RGme) go to."),
-               gc_return_port: int = typer.Option(3939, **PORT, help="UDP port the robots' RGrt packets come to."),
+               gc_port: int = typer.Option(GAME_PORT, **PORT, help="UDP port the GameController packets (RGme) go to."),
+               gc_return_port: int = typer.Option(ServerOptions.return_port, **PORT, help="UDP port the robots' RGrt packets come to."),
                log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
                web: Optional[int] = WebOpt, web_host: str = WebHostOpt):
     """Run the simulator alone, for teams that start their own robot software; the game starts
@@ -127,7 +128,7 @@ def vhsc_serve(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
     from ..soccer.models import ModelError
     from ..viewer.server import ViewerOptions, WebViewer
     from .referee import HumanoidReferee
-    from .server import ServerOptions, VhscServer
+    from .server import VhscServer
     from .setup import MARKINGS, build
     from .web import GameView
 
@@ -200,10 +201,10 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
                halves: int = typer.Option(GameOptions.halves,
                                           help="Halves to play: 1 or 2 (15 s break, teams change ends)."),
                gc_address: Optional[str] = GcAddressOpt,
-               gc_port: int = typer.Option(3838, **PORT, help="UDP port the GameController packets (RGme) go to."),
-               gc_return_port: int = typer.Option(3939, **PORT, help="UDP port the robots' RGrt packets come to."),
-               red_base: int = typer.Option(10000, help="Red robot N listens on this + N."),
-               blue_base: int = typer.Option(10020, help="Blue robot N listens on this + N."),
+               gc_port: int = typer.Option(GAME_PORT, **PORT, help="UDP port the GameController packets (RGme) go to."),
+               gc_return_port: int = typer.Option(ServerOptions.return_port, **PORT, help="UDP port the robots' RGrt packets come to."),
+               red_base: int = typer.Option(ServerOptions.red_base, help="Red robot N listens on this + N."),
+               blue_base: int = typer.Option(ServerOptions.blue_base, help="Blue robot N listens on this + N."),
                log: Optional[Path] = typer.Option(None, "--log", help="Write a run log (JSON lines; .gz compresses)."),
                web: Optional[int] = WebOpt, web_host: str = WebHostOpt,
                as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")):

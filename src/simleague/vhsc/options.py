@@ -1,4 +1,4 @@
-"""How one humanoid game is played: the team colours (the league's vocabulary, as ``msl.messages``
+"""How one humanoid game is played and served: the robot ports' :class:`ServerOptions`, the team colours (the league's vocabulary, as ``msl.messages``
 has the MSL's sides and ``soccer.rules.Team`` SimSpark's), the referee's :class:`GameOptions` and
 the league's durations they default to (the league's GameController and referee). Light (no
 physics), so that the command line reads its defaults from here.
@@ -9,11 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from .gamecontroller import RETURN_PORT
+
 if TYPE_CHECKING:
     from .setup import Markings
 
 Colour = Literal["red", "blue"]
 COLOURS: tuple[Colour, Colour] = ("red", "blue")    # the league's order: red first
+
+MB = 1 << 20                  # the original counts megabytes of 2^20 bytes
+TEAM_QUOTA = 350 * MB         # bytes per second per team (seed 000)
+RED_BASE, BLUE_BASE = 10000, 10020   # robot N of a team listens on its base + N (the league's ports)
 
 FALLEN_TIMEOUT = 20.0         # s lying down before a robot is removed as incapable
 IN_PLAY_TIMEOUT = 10.0        # s after which a kick-off's or set play's ball is in play even if not touched
@@ -70,3 +76,26 @@ class GameOptions:
 def other(colour: Colour) -> Colour:
     """The other team's colour."""
     return "blue" if colour == "red" else "red"
+
+
+@dataclass
+class ServerOptions:
+    """How a server runs: bind ``host``; robot N of a team listens on ``red_base`` + N or
+    ``blue_base`` + N (a base of 0: ports picked by the system); ``max_real_time_factor`` paces
+    the steps (1.0: real time; 0: as fast as possible); a client with more than ``max_unsent``
+    bytes waiting has its measurements dropped and is cut off after ``max_dropped`` in a row
+    (1250 steps = 10 s of simulated time); ``team_quota`` bytes per second per team (350 MB/s,
+    seed 000); ``game_controller`` = (address, port) the ``RGme`` packets go to (a broadcast
+    address is allowed) and ``return_port`` where ``RGrt`` packets are read; ``ports`` gives
+    robots their own port instead (the league's game file), by ("red"|"blue", number)."""
+
+    host: str = "127.0.0.1"
+    red_base: int = RED_BASE
+    blue_base: int = BLUE_BASE
+    max_real_time_factor: float = 1.0
+    max_unsent: int = 4 << 20
+    max_dropped: int = 1250
+    team_quota: float = TEAM_QUOTA
+    game_controller: tuple[str, int] | None = None
+    return_port: int = RETURN_PORT
+    ports: dict[tuple[str, int], int] = field(default_factory=dict)

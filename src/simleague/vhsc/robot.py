@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from ..soccer.humanoids import HumanoidWorld
 from ..soccer.models import RobotModel, Sensor
 from . import messages as M
+from .options import MB
 
 BASIC_STEP_MS = 8
 CAMERA_MIN_STEP_MS = 16
-MB = 1 << 20                                 # the original counts megabytes of 2^20 bytes
 TEAM_RENDER_QUOTA = 350 * MB                 # bytes per second of images per team, shared by its robots
 
 

@@ -37,43 +37,19 @@ from ..wire.framing import FrameDecoder, FrameError, encode
 from ..wire.limits import LogLimiter, SlowReader, Verdict
 from . import messages as M
 from .gamecontroller import RETURN_ALIVE, ReturnData
-from .options import COLOURS
+from .options import COLOURS, MB, ServerOptions
 from .referee import Action, FieldView, PlaceBall, PlaceRobot, SwitchRobot
-from .robot import BASIC_STEP_MS, MB, TEAM_RENDER_QUOTA, RobotSession
+from .robot import BASIC_STEP_MS, TEAM_RENDER_QUOTA, RobotSession
 
 log = logging.getLogger("simleague.vhsc")
 
 WELCOME, REFUSED = b"Welcome\0", b"Refused\0"
-TEAM_QUOTA = 350 * MB              # bytes per second per team (MB = 2^20 bytes, as the original)
 MAX_REQUEST_FRAME = 1 << 20        # bytes of one ActuatorRequests
 MAX_QUEUED = 16                    # requests kept per robot between two steps
 SEND_BUFFER = 256 * 1024           # bytes of kernel send buffer per robot connection
 MAX_RETURN_LINES = 10              # log lines a second about RGrt packets
 MAX_WAITING = 4                    # clients waiting for a robot's port to be free
 MAX_CLIENT_LINES = 10              # log lines a second about one robot port's clients
-
-
-@dataclass
-class ServerOptions:
-    """How a server runs: bind ``host``; robot N of a team listens on ``red_base`` + N or
-    ``blue_base`` + N (a base of 0: ports picked by the system); ``max_real_time_factor`` paces
-    the steps (1.0: real time; 0: as fast as possible); a client with more than ``max_unsent``
-    bytes waiting has its measurements dropped and is cut off after ``max_dropped`` in a row
-    (1250 steps = 10 s of simulated time); ``team_quota`` bytes per second per team (350 MB/s,
-    seed 000); ``game_controller`` = (address, port) the ``RGme`` packets go to (a broadcast
-    address is allowed) and ``return_port`` where ``RGrt`` packets are read; ``ports`` gives
-    robots their own port instead (the league's game file), by ("red"|"blue", number)."""
-
-    host: str = "127.0.0.1"
-    red_base: int = 10000
-    blue_base: int = 10020
-    max_real_time_factor: float = 1.0
-    max_unsent: int = 4 << 20
-    max_dropped: int = 1250
-    team_quota: float = TEAM_QUOTA
-    game_controller: tuple[str, int] | None = None
-    return_port: int = 3939
-    ports: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 @dataclass
