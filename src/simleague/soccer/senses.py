@@ -15,7 +15,7 @@ Vector = tuple[float, float, float]
 
 @dataclass(frozen=True)
 class Senses:
-    """Robot's sensors after the world's cycle ``cycle``: ``joints`` (joint name -> angle, rad),
+    """A robot's sensor readings after the world's cycle ``cycle``: ``joints`` (joint name -> angle, rad),
     ``gyro`` (angular velocity of its torso or root in that body's frame, rad/s), ``accelerometer``
     (proper acceleration in the same frame, m/s^2; (0, 0, 9.81) upright at rest) and ``forces``
     (force sensor name -> the force it measures, N, in its body's frame; SimSpark's foot
@@ -29,8 +29,8 @@ class Senses:
 
 
 def vector(values) -> Vector:
-    """Three floats from an array-like of at least three (plain floats, JSON-ready); a shorter one
-    (a one-axis force sensor) is padded with zeros."""
+    """The first three values of an array-like as plain floats (JSON-ready); fewer (a one-axis
+    force sensor) are padded with zeros."""
     v = [float(x) for x in np.asarray(values, dtype=float).ravel()[:3]]
     return tuple(v + [0.0] * (3 - len(v)))
 

@@ -1,7 +1,8 @@
-"""How one humanoid game is played and served: the robot ports' :class:`ServerOptions`, the team colours (the league's vocabulary, as ``msl.messages``
-has the MSL's sides and ``soccer.rules.Team`` SimSpark's), the referee's :class:`GameOptions` and
-the league's durations they default to (the league's GameController and referee). Light (no
-physics), so that the command line reads its defaults from here.
+"""How one humanoid game is played and served: the robot ports' :class:`ServerOptions`, the team
+colours (the league's vocabulary, as ``msl.messages`` has the MSL's sides and ``soccer.rules.Team``
+SimSpark's), the referee's :class:`GameOptions` and the league's durations they default to (the
+league's GameController and referee). Light (no physics), so that the command line reads its
+defaults from here.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class GameOptions:
     Raises ValueError for ``halves`` other than 1 or 2 or a colour that is not red or blue.
     """
 
-    team_numbers: dict[str, int] = field(default_factory=lambda: {"red": 1, "blue": 2})
+    team_numbers: dict[Colour, int] = field(default_factory=lambda: {"red": 1, "blue": 2})
     left: Colour = "red"
     kick_off: Colour = "red"
     ready_time: float = 30.0
