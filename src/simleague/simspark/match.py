@@ -260,8 +260,8 @@ def run_described(description: dict) -> dict:
         recorder = outputs["log"] = Recorder(Path(description["log"]), web.LOG_FORMAT,
                                              web.log_header(game, int(description["seed"])))
 
-        def on_cycle():
-            if game.world.cycle % web.FRAME_EVERY == 0:
+        def on_cycle(report) -> None:
+            if report.cycle % web.FRAME_EVERY == 0:
                 record = web.frame(game)
                 del record["type"]
                 recorder.cycle(record)
