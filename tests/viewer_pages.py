@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -38,3 +39,19 @@ async def watch(url: str, seconds: float, until=None) -> list[dict]:
             except aiohttp.ClientError:
                 await asyncio.sleep(0.2)
     return got
+
+
+def watch_process(command: list[str], port: int, seconds: float, timeout: float,
+                  until=None) -> tuple[list[dict], subprocess.CompletedProcess]:
+    """Start ``command`` (a ``simleague ... --web PORT`` run), watch its viewer on 127.0.0.1:``port``
+    as :func:`watch` does, then wait at most ``timeout`` s for it to end (killed if it does not):
+    (the messages seen, the finished process with its stdout and stderr as text)."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = asyncio.run(watch(f"ws://127.0.0.1:{port}/ws", seconds, until))
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return seen, subprocess.CompletedProcess(command, proc.returncode, out, err)

@@ -2,7 +2,6 @@
 simulators, one slower) keeps the simulation times together; the docker backend against a real
 engine; a refereed two-half match of teams in containers, watched and recorded."""
 
-import asyncio
 import json
 import os
 import socket
@@ -16,7 +15,7 @@ import pytest
 from busybox import busybox_image, python_image
 from msl_helpers import simleague
 from system import need_program
-from viewer_pages import watch
+from viewer_pages import watch_process
 
 from simleague.msl.messages import Command, decode_pauser, encode
 from simleague.msl.pauser import DockerBackend, Pauser, ProcessBackend
@@ -169,19 +168,12 @@ def test_pauser_reports_a_failing_backend_instead_of_dying():
 def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and_recorded(tmp_path, free_port):
     client, image, mounts = python_image("simleague-test-python", "1")
     port, record, log = free_port(), tmp_path / "match.jsonl.gz", tmp_path / "mw.jsonl"
-    demo = subprocess.Popen(simleague("msl", "demo", "--referee", "auto", "--half", "4", "--seconds", "120",
-                                      "--slow", "0.7", "--docker", image, *[f"--docker-arg={m}" for m in mounts],
-                                      "--log", str(record), "--web", str(port), "--events", str(log), "--json"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        seen = asyncio.run(watch(f"ws://127.0.0.1:{port}/ws", 25))
-        out, err = demo.communicate(timeout=180)
-    finally:
-        if demo.poll() is None:
-            demo.kill()
-            demo.communicate()
-    assert demo.returncode == 0, err
-    result = json.loads(out)
+    seen, demo = watch_process(simleague("msl", "demo", "--referee", "auto", "--half", "4", "--seconds", "120",
+                                         "--slow", "0.7", "--docker", image, *[f"--docker-arg={m}" for m in mounts],
+                                         "--log", str(record), "--web", str(port), "--events", str(log), "--json"),
+                               port, 25, timeout=180)
+    assert demo.returncode == 0, demo.stderr
+    result = json.loads(demo.stdout)
     assert result["ended"]
     # the page saw the MSL field and the match running
     assert seen[0]["type"] == "scene" and seen[0]["title"] == "MSL simulated match"

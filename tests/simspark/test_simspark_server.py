@@ -602,28 +602,14 @@ def test_a_burst_of_robots_joining_is_spread_over_seconds():
 
 
 def test_a_match_shows_in_the_web_viewer_while_it_is_played(tmp_path, free_port):
-    import asyncio
-    import json as _json
-    import subprocess
-    import sys
-
-    from viewer_pages import watch
+    from viewer_pages import watch_process
 
     port = free_port()
-    match = subprocess.Popen([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "2", "--half-time",
-                              "30", "--web", str(port), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
-
-    try:
-        seen = asyncio.run(watch(f"ws://127.0.0.1:{port}/ws", 60,
-                                 until=lambda got: got[-1].get("type") == "frame" and got[-1]["t"] > 0))
-        out, err = match.communicate(timeout=120)
-    finally:
-        if match.poll() is None:
-            match.kill()
-            match.communicate()
-    assert match.returncode == 0, err
+    seen, match = watch_process([sys.executable, "-m", "simleague", "simspark", "match", "--agents", "2",
+                                 "--half-time", "30", "--web", str(port), "--json"], port, 60, timeout=120,
+                                until=lambda got: got[-1].get("type") == "frame" and got[-1]["t"] > 0)
+    assert match.returncode == 0, match.stderr
     assert seen[0]["type"] == "scene" and seen[0]["field"]["length"] == 30.0
     frames = [m for m in seen if m["type"] == "frame"]
     assert frames and len(frames[-1]["robots"]) == 4 and frames[-1]["t"] > 0
-    assert _json.loads(out)["teams"][0]["name"]
+    assert json.loads(match.stdout)["teams"][0]["name"]
