@@ -7,11 +7,12 @@ import math
 import pytest
 from threaded import in_thread
 
-from simleague.simspark.agent import Player
-from simleague.simspark.client import AgentClient, Seen
+from simleague.simspark.agent import KICK_SPOT, STAND_BEFORE_KICK, Player
+from simleague.simspark.client import AgentClient, Perception, Seen
 from simleague.simspark.game import Game
 from simleague.simspark.localisation import LANDMARKS, Localiser, fit_pose, in_robot_frame, to_field, to_robot
 from simleague.simspark.match import play
+from simleague.simspark.motions import kick
 from simleague.simspark.server import SimSparkOptions, SimSparkServer
 
 
@@ -109,3 +110,22 @@ def test_a_sample_player_takes_the_kick_off_and_dribbles_towards_the_goal():
     result = asyncio.run(play(agents=1, seed=0, half_time=40.0))
     assert result.contacts[0] >= 1                 # the robots join at cycles the processes decide:
     assert result.ball_travel >= 3.0              # 8 runs moved the ball 5.1-15.3 m
+
+
+@pytest.mark.parametrize("foot, side", [("right", 1.0), ("left", -1.0)])
+def test_a_player_lines_up_the_ball_before_the_foot_it_lies_nearer_and_kicks_with_that_foot(foot, side):
+    player = Player(2, "left", "A")
+    spot = (KICK_SPOT[0], side * KICK_SPOT[1])
+    p = Perception(joints={"rlj3": 0.0, "llj3": 0.0})
+    player.foot = foot
+    for _ in range(STAND_BEFORE_KICK):
+        assert player.motion is None
+        targets = player.line_up(spot, 0.0, p)
+    expected = kick(p.joints, foot)
+    assert targets == expected.step()
+    assert [player.motion.step() for _ in range(5)] == [expected.step() for _ in range(5)]
+    # off the spot, the player steps towards it instead
+    other = Player(2, "left", "A")
+    other.foot = foot
+    other.line_up((spot[0], spot[1] + side * 0.1), 0.0, p)
+    assert other.motion is None and other.standing == 0

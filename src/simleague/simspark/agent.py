@@ -44,9 +44,10 @@ BALL_FORGOTTEN = 4.0              # s after which a ball not seen is searched fo
 HEAD_SWEEP = 35.0                 # degrees either side of the ball (or of straight ahead) the head swings
 HEAD_PERIOD = 3.0                 # s
 BEHIND = 0.22                     # m behind the ball (seen from the goal) a dribbler walks to
-#: m: where the ball must lie from the camera (forward, left) for the kick: 1 cm nearer and 1 cm
-#: further left than KICK_BALL before the right foot (the middle of where the kick works, measured),
-#: the foot 0.019 m ahead of the camera and 0.054 m to its right in the crouch
+#: m: where the ball must lie from the camera (forward, left) for the kick with the right foot: 1 cm
+#: nearer and 1 cm further left than KICK_BALL before the right foot (the middle of where the kick
+#: works, measured), the foot 0.019 m ahead of the camera and 0.054 m to its right in the crouch;
+#: for the left foot's kick the same mirrored (y > 0)
 KICK_SPOT = (0.019 + KICK_BALL[1] - 0.01, -0.054 - (KICK_BALL[0] - 0.01))
 KICK_WINDOW = (0.01, 0.02)        # m either way of the kick spot (forward, sideways) the kick still works
 STAND_BEFORE_KICK = 25            # cycles standing still before the kick
@@ -88,6 +89,7 @@ class Player:
         self.lying = 0                          # cycles the accelerometer has said the robot lies
         self.lining = 0                         # cycles spent lining up for a kick (then dribbling)
         self.standing = 0                       # cycles stood still on the kick spot
+        self.foot = "right"                     # the foot that kicks, chosen as lining up starts
 
     # -- what the play mode allows ------------------------------------------------------------
 
@@ -253,6 +255,8 @@ class Player:
         facing = wrap(to_goal - pose[2])
         if abs(across) < 0.12 and along > -0.6 and abs(facing) < math.radians(20):
             self.lining += 1
+            if self.lining == 1 and e.ball_near is not None:      # the foot the ball lies before
+                self.foot = "left" if e.ball_near[1] > 0 else "right"
             if self.lining <= LINE_UP_CYCLES and e.ball_near is not None:
                 return self.line_up(e.ball_near, facing, p)
             if self.lining > LINE_UP_CYCLES + DRIBBLE_CYCLES:
@@ -264,8 +268,9 @@ class Player:
 
     def line_up(self, ball: tuple[float, float], facing: float, p: Perception) -> dict[str, float]:
         """Small steps that bring the ball (``ball``: as last seen, robot frame, m) onto the kick
-        spot with the robot facing the goal (``facing``: radians off), then stand still and kick."""
-        dx, dy = ball[0] - KICK_SPOT[0], ball[1] - KICK_SPOT[1]
+        spot of the chosen foot with the robot facing the goal (``facing``: radians off), then
+        stand still and kick."""
+        dx, dy = ball[0] - KICK_SPOT[0], ball[1] - (KICK_SPOT[1] if self.foot == "right" else -KICK_SPOT[1])
         slack = 1.6 if self.standing or not self.walk.moving else 1.0     # once still, a sighting's noise does not move it
         if abs(dx) < slack * KICK_WINDOW[0] and abs(dy) < slack * KICK_WINDOW[1] and abs(facing) < math.radians(10):
             if self.walk.moving:
@@ -275,7 +280,7 @@ class Player:
                 share = min(1.0, self.standing / (STAND_BEFORE_KICK * 0.6))
                 stand = self.walk.stand()
                 return {j: a + (FINISH[1][j] - a) * share for j, a in stand.items()}
-            self.motion, self.standing, self.lining = kick(p.joints), 0, 0
+            self.motion, self.standing, self.lining = kick(p.joints, self.foot), 0, 0
             return self.motion.step()
         self.standing = 0
         return self.walk.step(max(-0.3, min(0.6, dx / 0.2)), max(-0.6, min(0.6, dy / 0.05)),

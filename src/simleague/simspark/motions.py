@@ -1,5 +1,6 @@
 """Keyframe motions for the sample agent's Nao (robot type 0): getting up from lying on the front
-and from lying on the back, and a kick with the right foot, each ending in a crouch (:data:`FINISH`).
+and from lying on the back, and a kick with the right foot (mirrored for the left), each ending in
+a crouch (:data:`FINISH`).
 Each keyframe gives the joints' targets and the time to move to them from the keyframe before
 (linear in between, in whole cycles: :class:`Motion`); a target beyond a joint's range drives the
 joint into its stop at full speed. The keyframes were found with CMA-ES (N. Hansen, the ``cma``
@@ -106,12 +107,17 @@ def get_up(side: str, start: dict[str, float], robot_type: int = 0) -> Motion:
     return Motion([(seconds, both_sides(values)) for seconds, values in keyframes] + [FINISH], start, CYCLE)
 
 
-def kick(start: dict[str, float]) -> Motion:
-    """The kick with the right foot (:data:`KICK`), from the joint angles ``start`` (the robot
-    standing in the crouch with the ball at :data:`KICK_BALL`), ending in the crouch."""
+def kick(start: dict[str, float], foot: str = "right") -> Motion:
+    """The kick with ``foot`` ("right": :data:`KICK`; "left": the same mirrored, the Nao being
+    symmetric), from the joint angles ``start`` (the robot standing in the crouch with the ball at
+    :data:`KICK_BALL` before that foot), ending in the crouch. Raises ValueError for another foot."""
+    if foot not in ("right", "left"):
+        raise ValueError(f"a Nao kicks with its right or left foot, not {foot!r}")
+    kicker, support = ("r", "l") if foot == "right" else ("l", "r")
+    sign = {"right": 1.0, "left": -1.0}[foot]
     frames = []
     for seconds, right, left in KICK:
-        targets = {f"rlj{k}": value for k, value in enumerate(right, 1)}
-        targets |= {f"llj{k}": value for k, value in enumerate(left, 2)}
+        targets = {f"{kicker}lj{k}": sign * v if f"lj{k}" in MIRRORED else v for k, v in enumerate(right, 1)}
+        targets |= {f"{support}lj{k}": sign * v if f"lj{k}" in MIRRORED else v for k, v in enumerate(left, 2)}
         frames.append((seconds, targets))
     return Motion(frames + [(KICK_SETTLE, FINISH[1])], start, CYCLE)
