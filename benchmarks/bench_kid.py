@@ -9,7 +9,7 @@ with its ball. Forward: each run starts 10 m behind the centre spot facing +x wi
 another heading, after another time standing), and walks straight ahead until it has covered
 20 m (or falls, or 120 s pass): its speed over the 20 m. Turning on the spot and side steps:
 degrees per second and metres per second over the 6 s after a 1 s start. Kick: the ball placed 1 cm nearer to
-2 cm further than the kick's place, each run facing another way: how far it went. Medians, and
+2 cm further than the kick's place, each run facing another way, with either foot: how far it went. Medians, and
 how many runs fell.
 """
 
@@ -90,15 +90,16 @@ def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: fl
             "sideways": float(end[1] - start[1]), "turned": math.degrees(turned)}
 
 
-def kick(yaw: float = 0.0, ahead: float = 0.0) -> dict:
-    """Stand, put the ball ``ahead`` m beyond the kick's place, kick; how far the ball went."""
+def kick(yaw: float = 0.0, ahead: float = 0.0, foot: str = "right") -> dict:
+    """Stand, put the ball ``ahead`` m beyond the kick's place before ``foot``, kick with it; how
+    far the ball went."""
     driver = robot(0.0, 0.0, yaw)
     c, s = math.cos(yaw), math.sin(yaw)
-    foot = driver.world.data.xpos[driver.world.model.body(f"r{driver.rid}_right_foot").id]
-    forward, side = kid.KICK_BALL[0] + ahead, kid.KICK_BALL[1]
-    ball = (foot[0] + forward * c - side * s, foot[1] + forward * s + side * c, FIELDS["kid"].ball_radius)
+    ankle = driver.world.data.xpos[driver.world.model.body(f"r{driver.rid}_{foot}_foot").id]
+    forward, side = kid.KICK_BALL[0] + ahead, kid.KICK_BALL[1] * (1 if foot == "right" else -1)
+    ball = (ankle[0] + forward * c - side * s, ankle[1] + forward * s + side * c, FIELDS["kid"].ball_radius)
     driver.world.place_ball(ball)
-    motion = kid.kick(driver.angles())
+    motion = kid.kick(driver.angles(), foot)
     while (targets := motion.step()) is not None:
         driver.step(targets)
     stand = kid.stand(kid.walk())
@@ -126,9 +127,11 @@ def main() -> None:
             print(f"{name}: {abs(r['turned']) / 6.0:.1f} deg/s")
         else:
             print(f"{name}: {r['sideways'] / 6.0:.3f} m/s")
-    kicks = [kick(yaw=2 * math.pi * k / runs, ahead=-0.01 + 0.03 * k / max(1, runs - 1)) for k in range(runs)]
-    print(f"kick: median {statistics.median(r['distance'] for r in kicks):.2f} m, "
-          f"{sum(r['fell'] for r in kicks)} falls")
+    for foot in ("right", "left"):
+        kicks = [kick(yaw=2 * math.pi * k / runs, ahead=-0.01 + 0.03 * k / max(1, runs - 1), foot=foot)
+                 for k in range(runs)]
+        print(f"kick with the {foot} foot: median {statistics.median(r['distance'] for r in kicks):.2f} m, "
+              f"{sum(r['fell'] for r in kicks)} falls")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ three steps after what it read)."""
 
 import math
 import socket
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from gl import need_a_gl_platform
@@ -16,6 +18,9 @@ from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import MAX_DATAGRAMS, Attitude, Game, GameListener, Player, Sensed, TeamChannel
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_kid import kick  # noqa: E402
 
 KID = find_model("kid", [BUILT_IN_MODELS])
 
@@ -179,3 +184,30 @@ def test_a_sample_player_walks_the_ball_towards_the_opponents_goal(cameras):
     ball = world.ball()[0]
     assert touched and ball[0] > 1.0, ball                             # towards the goal at x = 4.5
     assert abs(player.me.heading - world.heading(rid)) < 0.1 or abs(world.upright(rid)) < 0.5
+
+
+def test_the_kid_kicks_with_either_foot_the_ball_before_it():
+    for foot, yaw in (("right", 0.5), ("left", 2.0)):
+        kicked = kick(yaw=yaw, foot=foot)
+        assert kicked["distance"] > 2.0 and not kicked["fell"], (foot, kicked)
+    right, left = kid.kick({}, "right"), kid.kick({}, "left")
+    for r, lt in zip(iter(right.step, None), iter(left.step, None)):
+        assert (lt["left_knee"], lt["left_hip_roll"], lt["right_ankle_roll"]) == pytest.approx(
+            (r["right_knee"], -r["right_hip_roll"], -r["left_ankle_roll"]))
+    with pytest.raises(ValueError, match="right or left"):
+        kid.kick({}, "both")
+
+
+@pytest.mark.parametrize("side, foot", [(-1.0, "right"), (1.0, "left")])
+def test_a_player_stands_and_kicks_with_the_foot_the_ball_lies_before(side, foot):
+    """The ball 0.16 m ahead and 5 cm to one side, the player facing the goal as that foot's kick
+    needs (its ball goes KICK_OFF_LINE off to the other side): it stops, waits, kicks with that foot."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, side * kid.KICK_OFF_LINE)
+    ball = (0.16 * math.cos(player.me.heading) - side * 0.05 * math.sin(player.me.heading),
+            0.16 * math.sin(player.me.heading) + side * 0.05 * math.cos(player.me.heading))
+    player._time = 0.0
+    assert player._attack(*ball) == (0.0, 0.0, 0.0) and player.kicking is None
+    player._time = 1.0
+    player._attack(*ball)
+    assert player.kicking == foot

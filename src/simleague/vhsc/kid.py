@@ -117,11 +117,19 @@ def lying(accelerometer) -> str | None:
 FINISH = 0.5                     # s to the walking crouch after a motion
 
 
-def kick(start: dict[str, float]) -> walking.Motion:
-    """The kick with the right foot (:data:`KICK`), from the joint angles ``start`` (the robot
-    standing in the walking crouch, the ball at :data:`KICK_BALL`), ending in the crouch."""
+def kick(start: dict[str, float], foot: str = "right") -> walking.Motion:
+    """The kick with ``foot`` ("right" or "left"; :data:`KICK` with the right, mirrored left to
+    right for the left: the kid is symmetric), from the joint angles ``start`` (the robot standing
+    in the walking crouch, the ball at :data:`KICK_BALL` from that foot's ankle, mirrored), ending
+    in the crouch. The left foot's ball goes :data:`KICK_OFF_LINE` to the right. Raises ValueError
+    for another foot."""
+    if foot not in ("right", "left"):
+        raise ValueError(f"the kid kicks with its right or left foot, not {foot!r}")
     frames = []
     for seconds, right, left in KICK:
+        if foot == "left":
+            (rx, ry, rz), (lx, ly, lz) = right, left
+            right, left = (lx, -ly, lz), (rx, -ry, rz)
         targets = {}
         for side, ankle in (("right", right), ("left", left)):
             roll, pitch, knee, ankle_pitch, ankle_roll = KID_LEG.angles(*ankle)

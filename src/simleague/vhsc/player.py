@@ -58,7 +58,8 @@ KEEP_BALL = 0.3                  # m: the player on the ball keeps it unless a t
 SUPPORT = {2: (-1.6, 0.0), 3: (-1.0, 1.2), 4: (-1.0, -1.2)}   # own-frame offsets from the ball of those not on it
 BALL_FORGET = 4.0                # s after which a ball not seen is searched for
 BEHIND = 0.3                     # m behind the ball (from the goal) to walk to before pushing it
-KICK_WINDOW = ((0.13, 0.19), (-0.10, 0.0))   # m: where the ball must lie (robot frame x, y) for the kick
+KICK_WINDOW = ((0.13, 0.19), (-0.10, 0.0))   # m: where the ball must lie (robot frame x, y) for the right
+                                             # foot's kick (mirrored, y > 0, for the left's)
 KICK_STILL = 0.5                 # s standing still before a kick (kicking out of a step topples the robot)
 KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
@@ -246,7 +247,7 @@ class Player:
         self.mates: dict[int, tuple[float, float]] = {}     # number -> (distance to the ball, when heard)
         self._said = -math.inf
         self.on_ball = False
-        self.kicking = False
+        self.kicking: str | None = None                   # the foot of a kick about to start
         self._stopped: float | None = None                 # when the walk came to a stop for a kick
 
     # ------------------------------------------------------------------ bookkeeping
@@ -357,9 +358,9 @@ class Player:
         if s.time - self.standing_since < SETTLE:          # bend into the crouch before walking
             return kid.stand(self.walk) | head
         forward, sideways, turn = self._decide(s)
-        if self.kicking:
-            self.kicking, self._stopped = False, None
-            self.motion = kid.kick(s.angles)
+        if self.kicking is not None:
+            self.motion = kid.kick(s.angles, self.kicking)
+            self.kicking, self._stopped = None, None
             return self.motion.step() | head
         return kid.leg_targets(self.walk.step(forward, sideways, turn, s.gyro)) | kid.ARMS | head
 
@@ -399,22 +400,24 @@ class Player:
         return self._go_to(x, y, math.atan2(by - me.y, bx - me.x))
 
     def _attack(self, bx: float, by: float) -> tuple[float, float, float]:
-        """Go behind the ball as seen from the goal, then kick it when it lies before the right
-        foot (:data:`simleague.vhsc.kid.KICK_BALL`), else walk it towards the goal."""
+        """Go behind the ball as seen from the goal, then kick it when it lies before a foot
+        (:data:`simleague.vhsc.kid.KICK_BALL`, mirrored for the left), else walk it towards the goal."""
         me = self.me
         aim = math.atan2(GOAL[1] - by, GOAL[0] - bx)
         spot = (bx - BEHIND * math.cos(aim), by - BEHIND * math.sin(aim))
         rx, ry = me.to_robot(bx, by)
         facing = wrap(aim - me.heading)
         if rx > 0.05 and abs(ry) < 0.15 and abs(facing) < ALIGNED:
-            if KICK_WINDOW[0][0] < rx < KICK_WINDOW[0][1] and KICK_WINDOW[1][0] < ry < KICK_WINDOW[1][1] \
-                    and abs(wrap(facing - kid.KICK_OFF_LINE)) < KICK_ALIGNED:
+            foot, mirror = ("right", 1.0) if ry < 0 else ("left", -1.0)
+            if KICK_WINDOW[0][0] < rx < KICK_WINDOW[0][1] and KICK_WINDOW[1][0] < mirror * ry < KICK_WINDOW[1][1] \
+                    and abs(wrap(facing - mirror * kid.KICK_OFF_LINE)) < KICK_ALIGNED:
                 if self.walk.moving:
                     self._stopped = None
                 elif self._stopped is None:
                     self._stopped = self._time
                 # stand still, then kick
-                self.kicking = self._stopped is not None and self._time - self._stopped >= KICK_STILL
+                if self._stopped is not None and self._time - self._stopped >= KICK_STILL:
+                    self.kicking = foot
                 return 0.0, 0.0, 0.0
             # walk the ball on: steer to keep it before the feet and to face the goal
             steer = 0.5 * facing + 1.5 * math.atan2(ry, max(rx, 0.1))
