@@ -15,6 +15,7 @@ import pytest
 from gl import need_a_gl_platform
 from threaded import in_thread
 
+from simleague.soccer.cameras import CameraError, Cameras
 from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import RobotModel
 from simleague.vhsc import messages as M
@@ -293,6 +294,26 @@ def test_camera_images_and_the_rendering_quota():
             first = [x.text for _ in range(20) for x in robot.receive().messages]
     assert texts == ["requested rendering bandwidth is above the limit (14MB/s > 10MB/s)"]
     assert first == []                                          # red 1's share is its own
+
+
+def test_a_machine_that_cannot_render_tells_the_operator_once_and_each_robot_that_asks(caplog, monkeypatch):
+    def no_platform(*args):
+        raise CameraError("cannot render camera images: no OpenGL platform; install libosmesa6")
+
+    monkeypatch.setattr(Cameras, "image", no_platform)
+    with running() as server, RobotClient(address(server, ("red", 1))) as robot, \
+            RobotClient(address(server, ("red", 2))) as mate:
+        robot.send(RobotClient.requests(time_steps={"camera": 16}))
+        mate.send(RobotClient.requests(time_steps={"camera": 16}))
+        told = {"robot": [], "mate": []}
+        for _ in range(200):
+            told["robot"] += [x.text for x in robot.receive().messages]
+            told["mate"] += [x.text for x in mate.receive().messages]
+            if told["robot"] and told["mate"]:
+                break
+    assert all("install libosmesa6" in texts[0] for texts in told.values()), told
+    logged = [r.getMessage() for r in caplog.records if "cannot render" in r.getMessage()]
+    assert len(logged) == 1 and "install libosmesa6" in logged[0]
 
 
 def test_a_client_flooding_requests_keeps_only_the_newest_and_slows_no_one():

@@ -175,6 +175,7 @@ class VhscServer:
         for (team, _), session in robots.items():     # each robot its share of the team's quota
             session.render_limit = min(session.render_limit, TEAM_RENDER_QUOTA / max(size[team], 1))
         self.cameras = Cameras(world)
+        self._camera_failed = False                    # told the operator once that images cannot be made
         self.referee = referee
         self._gc_send = self._gc_receive = None
         self._gc_packets, self._gc_sent_at = 0, -1.0
@@ -374,6 +375,9 @@ class VhscServer:
                                                              sensor.height)
                 except CameraError as e:
                     robot.session.errors.append(str(e))
+                    if not self._camera_failed:            # the robots play blind: say so where it is run
+                        self._camera_failed = True
+                        log.error("%s; robots that asked for camera images get this error instead", e)
         return images
 
     def _send(self, robot: _Robot, message) -> None:
