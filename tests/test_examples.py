@@ -33,6 +33,18 @@ def wait_for_port(port: int, timeout: float = 60.0) -> None:
             time.sleep(0.2)
 
 
+def wait_for_udp(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Return once a socket is bound to UDP ``port`` (Linux's /proc/net/udp; the simulator's
+    registration port, which cannot be probed without registering), or ``proc`` ended, or after
+    ``timeout`` s: the example then fails with the simulator's error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        lines = Path("/proc/net/udp").read_text().splitlines()[1:]
+        if any(int(line.split()[1].split(":")[1], 16) == port for line in lines):
+            return
+        time.sleep(0.2)
+
+
 def stop(proc: subprocess.Popen) -> str:
     if proc.poll() is None:
         proc.terminate()
@@ -49,7 +61,7 @@ def test_the_ciberrato_wanderer_plays_a_trial(free_port):
     trial = subprocess.Popen(simleague("ciberrato", "trial", "--agents", "0", "--wait-for", "1", "--port", str(port),
                                        "--json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.0)
+        wait_for_udp(port, trial)                  # the trial starts in 1 s, or 10 on a loaded machine
         done = example("ciberrato/wanderer.py", "--port", str(port))
         out, err = trial.communicate(timeout=120)
     finally:
