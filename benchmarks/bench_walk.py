@@ -143,7 +143,7 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
     side = first_side = lying(tuple(world.accelerometer(rid)))
     if side is None:
         return None
-    first_seconds, first, tries, seconds, ended = None, None, 0, 0.0, 0.0
+    first_seconds, tries, seconds, ended = None, 0, 0.0, 0.0
     while side is not None:
         motion = get_up_motion(side, agent.angles(), robot_type)
         tries += 1
@@ -154,13 +154,12 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         ended, side = seconds, None
         gait = Walk()
         for k in range(75):                             # the crouch held 0.5 s, then walking on the spot
-            step(rest | FINISH[1] if k < 25 else crouch | gait.step(0.0, 0.0, 0.0, tuple(np.degrees(world.gyro(rid)))))
+            step((rest | FINISH[1]) if k < 25 else (crouch | gait.step(0.0, 0.0, 0.0, tuple(np.degrees(world.gyro(rid))))))
             seconds += CYCLE
             if lying_for >= DOWN_CYCLES:
                 break
         if lying_for < DOWN_CYCLES:
             break                                       # it stands (or at least does not lie)
-        first = False if first is None else first
         while seconds < WITHIN:                         # down again: lie still, then get up again
             step(rest)
             seconds += CYCLE
@@ -169,7 +168,7 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
                 break
     position, rotation = world.pose(rid, "torso")
     up = bool(rotation[2, 2] > 0.9 and position[2] > 0.3)
-    return {"side": first_side, "seconds": first_seconds, "first": up if first is None else first, "tries": tries,
+    return {"side": first_side, "seconds": first_seconds, "first": up and tries == 1, "tries": tries,
             "seconds_to_up": ended, "up": up}
 
 
