@@ -7,6 +7,7 @@ import logging
 import os
 import socket
 import struct
+import threading
 import time
 from pathlib import Path
 
@@ -380,3 +381,25 @@ def test_a_busy_port_and_an_unreachable_simulator_are_named(tmp_path):
                             capture_output=True, text=True, timeout=60, env=env)
     assert player.returncode == 1
     assert player.stderr.strip() == f"player: cannot reach the simulator at 127.0.0.1:{nobody} (--address): Connection refused"
+
+
+def test_after_a_stall_of_the_machine_the_steps_keep_their_pace_instead_of_bursting():
+    """A server that stalled for 0.3 s (the machine was busy) falls behind, as the original's
+    simulation does on slow machines, instead of making the time up with steps back to back: a
+    robot's controller, fed 37 steps at once, cannot balance (the sample players fell in CI)."""
+    stalled, times, enough = threading.Event(), [], threading.Event()
+
+    def on_cycle(report):
+        times.append(time.monotonic())
+        if len(times) == 20 and not stalled.is_set():
+            stalled.set()
+            time.sleep(0.3)                                  # the machine stalls once
+        if len(times) == 81:
+            enough.set()
+
+    with running(max_real_time_factor=1.0) as server:
+        server.on_cycle = on_cycle
+        assert enough.wait(30)
+    after = np.diff(times[20:81])                            # the 60 steps after the stall
+    assert np.median(after) == pytest.approx(0.008, abs=0.003)
+    assert times[80] - times[20] >= 60 * 0.008 * 0.9         # made up, it would take about 0.2 s

@@ -6,10 +6,12 @@ robot's team, else ``Refused\\0`` and the connection is closed; while another cl
 port it waits, unanswered, until the port is free (as the original, which accepts one client at a
 time; at most ``MAX_WAITING`` wait, more are refused); every attempt is logged. Each basic step (8 ms) the server applies every complete
 ``ActuatorRequests`` that arrived, steps the world and sends each connected robot one
-``SensorMeasurements``. Pacing (the league's ``maximum_real_time_factor``): step n ends no earlier
-than n x 8 ms / factor of wall time after the first, so a step that took longer is made up by the
-next ones (a debt of more than :data:`simleague.clock.MAX_LAG_S`, a stalled machine, is forgiven); factor 0 runs as
-fast as the world steps.
+``SensorMeasurements``. Pacing (the league's ``maximum_real_time_factor``): a step ends no earlier
+than 8 ms / factor of wall time after the last one was due; lateness of less than one step (a timer
+that woke late) is made up by the next, more is not: a machine that stalls or cannot keep up makes
+the simulation fall behind, as the original's does (teams reported real-time factors of 0.25-0.7,
+specs/vhsc.md), never steps back to back, which no robot's controller can follow. Factor 0 runs
+as fast as the world steps.
 
 Unlike the original, a client that does not read never slows the simulation: a measurement that
 finds more than ``max_unsent`` bytes still waiting for the client is dropped (the newest is kept,
@@ -325,7 +327,8 @@ class VhscServer:
     async def run(self, cycles: int | None = None) -> None:
         """Run cycles (basic steps) until stopped, ``cycles`` of them, or the referee finished the game."""
         factor = self.opt.max_real_time_factor
-        clock = Clock("realtime", BASIC_STEP_MS / 1000 / factor) if factor > 0 else Clock("fast", 0.0)
+        step_s = BASIC_STEP_MS / 1000 / factor if factor > 0 else 0.0
+        clock = Clock("realtime", step_s, max_lag_s=step_s) if factor > 0 else Clock("fast", 0.0)
         while not self._stop.is_set() and (cycles is None or self.cycle < cycles):
             clock.begin_cycle()
             for robot in self.robots.values():
