@@ -401,5 +401,5 @@ def test_after_a_stall_of_the_machine_the_steps_keep_their_pace_instead_of_burst
         server.on_cycle = on_cycle
         assert enough.wait(30)
     after = np.diff(times[20:81])                            # the 60 steps after the stall
-    assert np.median(after) == pytest.approx(0.008, abs=0.003)
-    assert times[80] - times[20] >= 60 * 0.008 * 0.9         # made up, it would take about 0.2 s
+    assert np.median(after) >= 0.007                         # made up, most would follow at once
+    assert times[80] - times[20] >= 60 * 0.008 * 0.9         # and the 60 would take about 0.2 s
