@@ -129,3 +129,44 @@ def test_a_player_lines_up_the_ball_before_the_foot_it_lies_nearer_and_kicks_wit
     other.foot = foot
     other.line_up((spot[0], spot[1] + side * 0.1), 0.0, p)
     assert other.motion is None and other.standing == 0
+
+
+def polar(x, y, z=-0.3):
+    """See's polar coordinates (camera frame, head straight) of a point at robot frame (x, y, z)."""
+    return (math.sqrt(x * x + y * y + z * z), math.degrees(math.atan2(y, x)), math.degrees(math.atan2(z, math.hypot(x, y))))
+
+
+def test_the_robots_seen_are_kept_in_the_robot_frame_and_forgotten_after_half_a_second():
+    where = Localiser("left")
+    seen = Seen(players=[("B", 3, {"head": polar(0.6, 0.1, 0.0), "rfoot": polar(0.6, 0.2, -0.5)}),
+                         ("A", 4, {"head": polar(2.0, -1.0, 0.0)})])
+    where.update(1.0, 0.0, seen, 0.0, 0.0)
+    assert [team for team, _, _ in where.estimate.others] == ["B", "A"]
+    assert [v for _, x, y in where.estimate.others for v in (x, y)] == pytest.approx([0.6, 0.15, 2.0, -1.0])
+    where.update(1.4, 0.0, None, 0.0, 0.0)
+    assert len(where.estimate.others) == 2                 # not seen every cycle: still believed
+    where.update(1.6, 0.0, None, 0.0, 0.0)
+    assert where.estimate.others == ()
+
+
+@pytest.mark.parametrize("other, aside", [(("B", 0.5, 0.1), -1.0), (("B", 0.5, -0.1), 1.0), (("A", 0.7, 0.3), -1.0),
+                                          (("B", 0.5, 0.5), 0.0), (("A", -0.4, 0.0), 0.0), (("A", 1.5, 0.0), 0.0)])
+def test_a_player_walking_to_its_place_steps_aside_of_a_robot_in_its_way(other, aside):
+    """Walking 3 m straight ahead: a robot seen less than 0.8 m ahead and 0.35 m aside makes the
+    player step away from it (to its right when the robot is left of its path); one off the path,
+    behind it or further on does not. Going for the ball, only a team mate (A) is avoided."""
+    commands = []
+
+    def walked(duel):
+        player = Player(5, "left", "A")
+        player.where.estimate.pose = (-3.0, 0.0, 0.0)
+        player.where.estimate.others = (other,)
+        player.walk.step = lambda forward, sideways=0.0, turn=0.0, gyro=None: commands.append((forward, sideways)) or {}
+        player.go_to((0.0, 0.0), (5.0, 0.0), (0.0, 0.0, 0.0), duel=duel)
+        return commands.pop()
+
+    for duel in (False, True):
+        forward, sideways = walked(duel)
+        expected = aside if not (duel and other[0] == "B") else 0.0
+        assert sideways == expected
+        assert forward < 1.0 if expected else forward == 1.0

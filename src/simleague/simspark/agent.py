@@ -55,6 +55,11 @@ KICK_HEAD = {"hj1": 0.0, "hj2": -40.0}
 LINE_UP_CYCLES = 200              # cycles (4 s) a robot tries to line up for a kick before it dribbles
 DRIBBLE_CYCLES = 150              # cycles it then dribbles before it tries again
 ARMS_DOWN = {"laj1": -90.0, "raj1": -90.0}
+#: m: a robot seen less than this far ahead (and nearer than where the player walks to) and less
+#: than CLEAR_SIDE to either side is in the way: the player steps aside of it while walking on
+#: (of an opponent only when not going for the ball, which may take a duel)
+CLEAR_AHEAD = 0.8
+CLEAR_SIDE = 0.35
 SAID = re.compile(r"(\d{1,2})b(\d{1,4})")  # a team mate's message: its number, its distance to the ball in cm
 KEEP_BALL = 0.5                   # m: a player that has the ball keeps it until a team mate is this much nearer
 UPRIGHT = 3.0                     # m/s^2: sideways and forward acceleration of a robot upright enough to see by
@@ -250,7 +255,7 @@ class Player:
         if along > -0.1:                                        # on the wrong side: go round the ball
             side = 1.0 if across >= 0 else -1.0
             detour = (ball[0] - 0.4 * ux - side * 0.5 * uy, ball[1] - 0.4 * uy + side * 0.5 * ux)
-            return self.go_to(detour, ball, p.gyro)
+            return self.go_to(detour, ball, p.gyro, duel=True)
         bx, by = to_robot(pose, ball)
         facing = wrap(to_goal - pose[2])
         if abs(across) < 0.12 and along > -0.6 and abs(facing) < math.radians(20):
@@ -264,7 +269,7 @@ class Player:
             # dribble: walk through the ball, steering so that it stays between the feet
             return self.walk.step(1.0, 0.0, max(-0.15, min(0.15, facing + 0.5 * math.atan2(by, max(bx, 0.1)))), p.gyro)
         self.lining = 0
-        return self.go_to(behind, OPPONENT_GOAL, p.gyro)
+        return self.go_to(behind, OPPONENT_GOAL, p.gyro, duel=True)
 
     def line_up(self, ball: tuple[float, float], facing: float, p: Perception) -> dict[str, float]:
         """Small steps that bring the ball (``ball``: as last seen, robot frame, m) onto the kick
@@ -286,16 +291,26 @@ class Player:
         return self.walk.step(max(-0.3, min(0.6, dx / 0.2)), max(-0.6, min(0.6, dy / 0.05)),
                               max(-0.3, min(0.3, 1.5 * facing)), p.gyro)
 
-    def go_to(self, target: tuple[float, float], look: tuple[float, float], gyro) -> dict[str, float]:
+    def go_to(self, target: tuple[float, float], look: tuple[float, float], gyro,
+              duel: bool = False) -> dict[str, float]:
         """Walk to ``target`` (team frame, m), turning on the spot when it lies off to the side,
-        and once there face ``look``."""
+        stepping aside of a robot in the way (:data:`CLEAR_AHEAD`, :data:`CLEAR_SIDE`: walking
+        into one topples both; with ``duel``, going for the ball, only of a team mate), and once
+        there face ``look``."""
         pose = self.where.estimate.pose
         x, y = to_robot(pose, target)
         distance, bearing = math.hypot(x, y), math.atan2(y, x)
         if distance > 0.35:
             if abs(bearing) > math.radians(25):
                 return self.walk.step(0.0, 0.0, math.copysign(1.0, bearing), gyro)
-            return self.walk.step(min(1.0, distance), 0.0, max(-0.15, min(0.15, bearing)), gyro)
+            turn = max(-0.15, min(0.15, bearing))
+            in_the_way = [(ox, oy) for team, ox, oy in self.where.estimate.others
+                          if 0.0 < ox < min(CLEAR_AHEAD, distance) and abs(oy) < CLEAR_SIDE
+                          and not (duel and team != self.team)]
+            if in_the_way:
+                _, oy = min(in_the_way)
+                return self.walk.step(0.2, -math.copysign(1.0, oy), turn, gyro)
+            return self.walk.step(min(1.0, distance), 0.0, turn, gyro)
         lx, ly = to_robot(pose, look)
         facing = math.atan2(ly, lx)
         if abs(facing) > math.radians(20):

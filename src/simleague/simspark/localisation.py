@@ -31,6 +31,7 @@ BLEND = 0.3                   # share of a new sighting's estimate in the runnin
 AFTER_BEAM = 6                # cycles after a beam whose sightings may still be from before it
 MISFIT = 0.5                  # m: a fit whose landmarks lie further than this from where they stand is dropped
 CYCLE = 0.02                  # s between perceptions
+OTHERS_FORGOTTEN = 0.5        # s after which the robots last seen are no longer believed where they were
 
 
 def in_robot_frame(pol: tuple[float, float, float], pan: float, tilt: float) -> tuple[float, float, float]:
@@ -73,6 +74,10 @@ def fit_pose(pairs: list[tuple[tuple[float, float], tuple[float, float]]],
     return pose
 
 
+def _middle(points: list[tuple[float, float, float]]) -> tuple[float, float]:
+    return sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
+
+
 def to_field(pose: tuple[float, float, float], local: tuple[float, float]) -> tuple[float, float]:
     """A point of the robot's frame (m) in the frame ``pose`` (x, y, heading) is given in."""
     x, y, a = pose
@@ -91,12 +96,16 @@ class Estimate:
     """What a robot believes, in its team's frame: its ``pose`` (x m, y m, heading rad; None until
     it has seen two landmarks), the ``ball`` (x, y m; None until seen) and the time ``ball_seen``
     (s, server time), and the ball as last seen from the robot (``ball_near``: x forward, y left, m; kept apart from the pose,
-    whose errors it does not share)."""
+    whose errors it does not share); the other robots as last seen from the robot (``others``:
+    team name, x forward, y left, m, each the mean of the body parts seen; empty once
+    :data:`OTHERS_FORGOTTEN` s have passed since the last sighting)."""
 
     pose: tuple[float, float, float] | None = None
     ball: tuple[float, float] | None = None
     ball_seen: float = -math.inf
     ball_near: tuple[float, float] | None = None    # the ball where last seen, robot frame (m)
+    others: tuple[tuple[str, float, float], ...] = ()
+    others_seen: float = -math.inf
 
 
 class Localiser:
@@ -124,6 +133,8 @@ class Localiser:
         e = self.estimate
         if e.pose is not None:
             e.pose = (e.pose[0], e.pose[1], wrap(e.pose[2] + math.radians(gyro_z) * CYCLE))
+        if time - e.others_seen > OTHERS_FORGOTTEN:
+            e.others = ()
         if self._blind > 0:
             self._blind -= 1
             return
@@ -142,6 +153,8 @@ class Localiser:
                 turn = wrap(fitted[2] - e.pose[2])
                 e.pose = (e.pose[0] + BLEND * (fitted[0] - e.pose[0]), e.pose[1] + BLEND * (fitted[1] - e.pose[1]),
                           wrap(e.pose[2] + BLEND * turn))
+        e.others, e.others_seen = tuple((team, *_middle([in_robot_frame(pol, pan, tilt) for pol in parts.values()]))
+                                        for team, _, parts in seen.players if parts), time
         if seen.ball is not None:
             x, y, _ = in_robot_frame(seen.ball, pan, tilt)
             e.ball_near = (x, y)
