@@ -327,8 +327,11 @@ class VhscServer:
     async def run(self, cycles: int | None = None) -> None:
         """Run cycles (basic steps) until stopped, ``cycles`` of them, or the referee finished the game."""
         factor = self.opt.max_real_time_factor
-        step_s = BASIC_STEP_MS / 1000 / factor if factor > 0 else 0.0
-        clock = Clock("realtime", step_s, max_lag_s=step_s) if factor > 0 else Clock("fast", 0.0)
+        if factor > 0:
+            step_s = BASIC_STEP_MS / 1000 / factor
+            clock = Clock("realtime", step_s, max_lag_s=step_s)
+        else:
+            clock = Clock("fast", 0.0)
         while not self._stop.is_set() and (cycles is None or self.cycle < cycles):
             clock.begin_cycle()
             for robot in self.robots.values():
