@@ -244,22 +244,23 @@ def vhsc_match(red: Optional[Path] = RedOpt, blue: Optional[Path] = BlueOpt, gam
 
 @app.command("referee-test")
 def vhsc_referee_test(paths: list[Path] = typer.Argument(..., help="Scenario folders, or folders holding them."),
-                      models: list[Path] = ModelsOpt):
+                      models: list[Path] = ModelsOpt,
+                      jobs: int = typer.Option(0, "--jobs", "-j", min=0, max=256,
+                                               help="Scenarios run side by side (0: one per core).")):
     """Run the league's referee test scenarios (test_scenario.json with its game.json) on our
-    referee: a line per test and per scenario, then the totals; exit 1 if a test failed. Robots
-    are looked for under --models, then in the protos folder of the league's repository that
-    holds the scenarios; one found nowhere is replaced by our kid robot."""
-    from .scenario import ScenarioError, find_scenarios, run_scenario
+    referee, --jobs at a time: a line per test and per scenario, in the order of the folders, then
+    the totals; exit 1 if a test failed. Robots are looked for under --models, then in the protos
+    folder of the league's repository that holds the scenarios; one found nowhere is replaced by
+    our kid robot."""
+    from .scenario import ScenarioError, find_scenarios, run_scenarios
 
     folders = find_scenarios(list(paths))
     if not folders:
         fail(f"no test_scenario.json at or under {', '.join(map(str, paths))}")
     passed_scenarios, passed, failed, told = 0, 0, 0, set()
-    for folder in folders:
-        try:
-            result = run_scenario(folder, list(models or []))
-        except ScenarioError as exc:
-            err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+    for folder, result in run_scenarios(folders, list(models or []), jobs):
+        if isinstance(result, ScenarioError):
+            err.print(f"[red]error:[/red] {result}", highlight=False, soft_wrap=True)
             failed += 1
             print(f"scenario {folder}: not run")
             continue

@@ -31,9 +31,13 @@ for in the folders given, then in the league repository's ``protos`` folder abov
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import itertools
 import json
 import math
+import multiprocessing
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -415,6 +419,30 @@ def run_scenario(folder: str | Path, models: list[Path] | None = None) -> Scenar
             else:
                 results.append((test["name"], True, ""))
     return ScenarioResult(folder.name, results, notes)
+
+
+def _run_or_error(folder: Path, models: list[Path]) -> ScenarioResult | ScenarioError:
+    try:
+        return run_scenario(folder, models)
+    except ScenarioError as e:
+        return e
+
+
+def run_scenarios(folders: list[Path], models: list[Path] | None = None,
+                  jobs: int = 0) -> Iterator[tuple[Path, ScenarioResult | ScenarioError]]:
+    """Each scenario of ``folders`` run as :func:`run_scenario` does, ``jobs`` at a time in worker
+    processes (0: one per core; 1: in this process), yielded in the order of ``folders`` with its
+    result or the :class:`ScenarioError` that kept it from running. Scenarios share nothing (each
+    has its own world and referee), so they run side by side; a league's suite of scenarios takes
+    the time of its longest share."""
+    models = list(models or [])
+    jobs = min(jobs or os.cpu_count() or 1, len(folders))
+    if jobs <= 1:
+        for folder in folders:
+            yield folder, _run_or_error(folder, models)
+        return
+    with cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from zip(folders, pool.map(_run_or_error, folders, [models] * len(folders)))
 
 
 def find_scenarios(paths: list[Path]) -> list[Path]:
