@@ -40,13 +40,10 @@ def test_a_failing_test_says_what_was_expected_and_what_came(tmp_path, monkeypat
     done = referee_test(folder)
     assert done.returncode == 1 and "FAILED: red scored (score of RED: expected 2, got 1" in done.stdout
     assert done.stdout.splitlines()[-2:] == ["scenarios: 0 of 1 passed", "5 passed, 1 failed"]
-    events.append({"timing": {"time": 1.0, "secondary_state": "PENALTYKICK"},
-                   "tests": [{"name": "never", "state": "PLAYING"}]})
-    (folder / "test_scenario.json").write_text(json.dumps(events))
-    monkeypatch.setattr("simleague.vhsc.scenario.MAX_SIMULATED", 120.0)  # the run stops there
-    failed = {name: why for name, ok, why in run_scenario(folder).tests if not ok}
-    assert failed["red scored"].startswith("score of RED: expected 2, got 1")
-    assert failed["never"] == "never checked: PENALTYKICK not reached"
+    (folder / "test_scenario.json").write_text(json.dumps(
+        [{"timing": {"time": 1.0, "secondary_state": "PENALTYKICK"}, "tests": [{"name": "never", "state": "PLAYING"}]}]))
+    monkeypatch.setattr("simleague.vhsc.scenario.MAX_SIMULATED", 10.0)   # the run stops there
+    assert run_scenario(folder).tests == [("never", False, "never checked: PENALTYKICK not reached")]
 
 
 def test_a_folder_without_scenarios_is_a_one_line_error(tmp_path):
@@ -85,3 +82,19 @@ def test_robots_are_found_in_the_league_repositorys_protos_folder(tmp_path):
     shutil.copytree(CHAPE, repo / "protos" / "robots" / "Chape")
     result = run_scenario(folder)
     assert result.passed and result.notes == []
+
+
+def test_scenarios_run_side_by_side_report_in_the_order_of_their_folders(tmp_path):
+    """Two jobs: a broken scenario reported as not run, in its place, the others still run."""
+    for name in ("a", "b", "c"):
+        shutil.copytree(SCENARIOS / "goal", tmp_path / name)
+        (tmp_path / name / "test_scenario.json").write_text(json.dumps(
+            [{"timing": {"time": 1.0}, "tests": [{"name": f"{name}: initial", "state": "INITIAL"}]}]))
+    (tmp_path / "b" / "test_scenario.json").write_text("[{")
+    done = subprocess.run([sys.executable, "-m", "simleague", "vhsc", "referee-test", "--jobs", "2", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'b' / 'test_scenario.json'}: cannot read it" in done.stderr
+    assert done.stdout.splitlines() == [
+        "  passed: a: initial", f"scenario {tmp_path / 'a'}: passed", f"scenario {tmp_path / 'b'}: not run",
+        "  passed: c: initial", f"scenario {tmp_path / 'c'}: passed", "scenarios: 2 of 3 passed", "2 passed, 1 failed"]
