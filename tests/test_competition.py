@@ -39,6 +39,18 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def short_trials(tmp_path: Path) -> Path:
+    """A parameters file whose trials end after 300 cycles (the sample agents need up to 900 to
+    finish on the default lab): for tests of how trials are run, not of how far robots get."""
+    return write(tmp_path / "short.xml", '<Parameters SimTime="300"/>')
+
+
+def short_example(tmp_path: Path) -> Path:
+    """The sample competition with :func:`short_trials` in each leg."""
+    text = EXAMPLE.read_text().replace("[[leg]]\n", f'[[leg]]\nparams = "{short_trials(tmp_path)}"\n')
+    return write(tmp_path / "competition.toml", text)
+
+
 def competition_file(tmp_path: Path, teams: dict[str, str], legs: str, seed: int = 5) -> Path:
     text = f'[competition]\nname = "test"\nseed = {seed}\n'
     for name, command in teams.items():
@@ -170,8 +182,8 @@ def test_the_sample_competition_runs_to_its_standings_and_report(tmp_path):
 
 
 def test_a_stopped_competition_resumes_without_running_a_trial_twice_and_a_void_runs_one_again(tmp_path):
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "simleague", "ciberrato", "competition", str(EXAMPLE), "--out", str(out),
+    out, example = tmp_path / "out", short_example(tmp_path)
+    command = [sys.executable, "-m", "simleague", "ciberrato", "competition", str(example), "--out", str(out),
                "--workers", "1"]
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
@@ -188,7 +200,7 @@ def test_a_stopped_competition_resumes_without_running_a_trial_twice_and_a_void_
             proc.kill()
             proc.wait()
     stored = {p.parent.name: p.stat().st_mtime_ns for p in (out / "trials").glob("*/log.jsonl.gz")}
-    done = competition(EXAMPLE, "--out", out, "--workers", "1")
+    done = competition(example, "--out", out, "--workers", "1")
     assert done.returncode == 0, done.stderr
     ran = [line.split(":")[0] for line in done.stderr.splitlines() if ": done (" in line]
     assert sorted(ran + finished) == sorted(f"Leg {leg}/{n}" for leg in (1, 2) for n in (1, 2, 3))
@@ -196,7 +208,7 @@ def test_a_stopped_competition_resumes_without_running_a_trial_twice_and_a_void_
         folder = key.replace(" ", "-").replace("/", "-") + "-run1"
         assert (out / "trials" / folder / "log.jsonl.gz").stat().st_mtime_ns == stored[folder]
     decisions = write(tmp_path / "decisions.toml", f'[[void]]\ntrial = "{finished[0]}"\nreason = "the lights went out"\n')
-    again = competition(EXAMPLE, "--out", out, "--decisions", decisions)
+    again = competition(example, "--out", out, "--decisions", decisions)
     assert again.returncode == 0, again.stderr
     assert [line.split(":")[0] for line in again.stderr.splitlines() if ": done (" in line] == [finished[0]]
     report = json.loads((out / "standings.json").read_text())
@@ -250,7 +262,7 @@ def ray_head():
     finally:                  # Ray's daemons leave the head's process group: find them by their folder
         os.killpg(head.pid, signal.SIGTERM)
         try:
-            head.wait(timeout=20)
+            head.wait(timeout=5)
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
             head.wait()
@@ -262,7 +274,8 @@ def ray_head():
 
 
 def test_on_a_ray_cluster_the_same_competition_gives_the_same_results(tmp_path, ray_head):
-    path = competition_file(tmp_path, {"Ants": AGENT, "Bees": AGENT}, '[[leg]]\nname = "L"\ntrials = 2\n')
+    path = competition_file(tmp_path, {"Ants": AGENT, "Bees": AGENT},
+                            f'[[leg]]\nname = "L"\ntrials = 2\nparams = "{short_trials(tmp_path)}"\n')
     local = competition(path, "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
     remote = competition(path, "--out", tmp_path / "ray", "--ray", ray_head)
@@ -306,6 +319,14 @@ def test_tournament_standings_by_points_goal_difference_and_goals():
 TOURNAMENT = Path(__file__).resolve().parents[1] / "examples" / "simspark" / "tournament.toml"
 
 
+def short_tournament(path: Path, format: str = "round_robin") -> Path:
+    """The sample tournament in ``format``, its matches' halves 5 s of game time instead of 20."""
+    text = TOURNAMENT.read_text()
+    assert 'format = "round_robin"' in text and "half_time = 20.0" in text
+    return write(path, text.replace('format = "round_robin"', f'format = "{format}"').replace(
+        "half_time = 20.0", "half_time = 5.0"))
+
+
 def test_the_sample_round_robin_and_a_knockout_run_to_their_standings(tmp_path):
     done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament", str(TOURNAMENT),
                            "--out", str(tmp_path / "rr")], capture_output=True, text=True, timeout=600)
@@ -319,8 +340,7 @@ def test_the_sample_round_robin_and_a_knockout_run_to_their_standings(tmp_path):
     for m in report["matches"]:
         assert (tmp_path / "rr" / m["folder"] / "log.jsonl.gz").is_file()
     assert "simleague simspark replay matches/" in (tmp_path / "rr" / "index.html").read_text()
-    knockout = TOURNAMENT.read_text().replace('format = "round_robin"', 'format = "knockout"')
-    path = write(tmp_path / "ko.toml", knockout)
+    path = short_tournament(tmp_path / "ko.toml", "knockout")
     done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament", str(path)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
@@ -340,8 +360,8 @@ def test_the_sample_round_robin_and_a_knockout_run_to_their_standings(tmp_path):
 
 
 def test_the_sample_round_robin_runs_on_a_ray_cluster(tmp_path, ray_head):
-    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament", str(TOURNAMENT),
-                           "--out", str(tmp_path / "rr"), "--ray", ray_head],
+    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament",
+                           str(short_tournament(tmp_path / "rr.toml")), "--out", str(tmp_path / "rr"), "--ray", ray_head],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "on the Ray cluster at" in done.stderr
