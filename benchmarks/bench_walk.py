@@ -4,6 +4,7 @@ the server's timing: its answer acts two cycles after what it read, :class:`Agen
 walk, get-up and kick targets.
 
     python benchmarks/bench_walk.py [--runs 10]
+    python benchmarks/bench_walk.py --wide      # the get-ups alone, on 100 falls
 
 Forward: each run starts 10 m behind the centre spot, facing the far goal within 15 degrees (each
 run another heading, after another time standing, so the gait meets the world in another state),
@@ -16,7 +17,8 @@ motion, as the sample player does; a success when it stands 1.5 s after the last
 walked on the spot, and that motion ended within 4 s of the first one's start; the first motion's
 successes counted too. Kick: standing facing another way each
 time, the ball placed 1 cm nearer to 1 cm further than the kick's place: how far it went.
-Medians, and how many runs fell.
+Medians, and how many runs fell. ``--wide``: the get-ups from 100 falls, the runs' 30 and 70 of
+two other sequences of headings, pushes and sideways pushes (:data:`WIDE_FALLS`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import statistics
 
 import numpy as np
 
-from simleague.simspark.agent import DOWN_CYCLES, LYING_CYCLES, STILL
+from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, DOWN_CYCLES, LYING_CYCLES, STILL
 from simleague.simspark.motions import FINISH, KICK_BALL, LYING, get_up as get_up_motion, kick as kick_motion, lying
 from simleague.simspark.walk import Walk, velocities
 from simleague.soccer.world import SoccerWorld
@@ -106,8 +108,9 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
     """Knock a robot standing in the crouch (facing ``yaw``) over backwards or forwards (its hips
     and ankles driven at ``push`` x 5 rad/s and its hip rolls at ``roll`` x 5 rad/s for 0.5 s), let it
     lie with its arms down until it has lain still for 0.8 s, as the sample player does, then get
-    up; when it lies again after the motion, lie still and get up again, as the sample player
-    does (:data:`DOWN_CYCLES`, :data:`LYING_CYCLES`, :data:`STILL`), until :data:`WITHIN` s have
+    up; when it lies again after the motion, lie still (the shorter :data:`AGAIN_CYCLES` now) and
+    get up again, as the sample player does (:data:`DOWN_CYCLES`, :data:`LYING_CYCLES`, :data:`STILL`;
+    it is down again within the player's :data:`AGAIN_WINDOW`), until :data:`WITHIN` s have
     passed; standing, walk on the spot for 1 s. Returns the side the accelerometer told first,
     the first motion's seconds, whether the robot stood after its first motion (``first``), the
     get-ups made, the seconds from the first motion's start to the end of the last
@@ -124,7 +127,7 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         agent._answer = {"rle3": pitch, "lle3": pitch, "rle5": pitch, "lle5": pitch, "rle2": roll * 5, "lle2": roll * 5}
         agent.step()
     rest = {n: 0.0 for n in names} | ARMS_DOWN
-    lying_for = 0                                       # the sample player's count of cycles lying
+    lying_for, tries = 0, 0                             # the sample player's count of cycles lying; get-ups made
 
     def step(targets: dict[str, float]) -> None:
         nonlocal lying_for
@@ -134,7 +137,8 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         lying_for = lying_for + 1 if lying(acc) or abs(acc[0]) > LYING else 0
 
     def still() -> bool:
-        return lying_for >= LYING_CYCLES and max(abs(g) for g in np.degrees(world.gyro(rid))) < STILL
+        return lying_for >= (AGAIN_CYCLES if tries else LYING_CYCLES) \
+            and max(abs(g) for g in np.degrees(world.gyro(rid))) < STILL
 
     for _ in range(300):
         step(rest)
@@ -143,7 +147,7 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
     side = first_side = lying(tuple(world.accelerometer(rid)))
     if side is None:
         return None
-    first_seconds, tries, seconds, ended = None, 0, 0.0, 0.0
+    first_seconds, seconds, ended = None, 0.0, 0.0
     while side is not None:
         motion = get_up_motion(side, agent.angles(), robot_type)
         tries += 1
@@ -153,7 +157,7 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
             seconds += CYCLE
         ended, side = seconds, None
         gait = Walk()
-        for k in range(75):                             # the crouch held 0.5 s, then walking on the spot
+        for k in range(round(AGAIN_WINDOW / CYCLE)):    # the crouch held 0.5 s, then walking on the spot
             step((rest | FINISH[1]) if k < 25 else (crouch | gait.step(0.0, 0.0, 0.0, tuple(np.degrees(world.gyro(rid))))))
             seconds += CYCLE
             if lying_for >= DOWN_CYCLES:
@@ -203,10 +207,30 @@ def kick(yaw: float = 0.0, stand: int = 100, ahead: float = 0.0, robot_type: int
             "up": bool(rotation[2, 2] > 0.9 and position[2] > 0.3)}
 
 
+#: (yaw rad, push, roll) of the falls ``--wide`` gets up from: the runs' sequence, then two others
+WIDE_FALLS = ([(0.71 * k + 0.2, 0.7 + 0.08 * k, 0.1 * (k % 7) - 0.3) for k in range(30)]
+              + [(0.53 * k + 0.1, 0.75 + 0.05 * (k % 8), 0.07 * (k % 9) - 0.28) for k in range(30)]
+              + [(1.13 * k + 0.4, 0.8 + 0.04 * (k % 11), 0.06 * (k % 11) - 0.3) for k in range(40)])
+
+
+def wide() -> None:
+    """The get-ups from the front and the back on each of :data:`WIDE_FALLS`."""
+    for back in (False, True):
+        tries = [t for yaw, push, roll in WIDE_FALLS if (t := get_up(back, yaw, push, roll)) is not None]
+        within = sum(t["up"] and t["seconds_to_up"] <= WITHIN for t in tries)
+        print(f"get-up from the {'back' if back else 'front'}: {within} of {len(tries)} falls (not left on a side) "
+              f"stood within {WITHIN:.0f} s, {sum(t['first'] for t in tries)} after the first motion")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
-    runs = ap.parse_args().runs
+    ap.add_argument("--wide", action="store_true", help="only the get-ups, on 100 falls")
+    args = ap.parse_args()
+    if args.wide:
+        wide()
+        return
+    runs = args.runs
     forward = [walk((1.0, 0.0, 0.0), 90.0, yaw=0.06 * k - 0.27, settle=60 + 10 * k, until=20.0) for k in range(runs)]
     done = [r for r in forward if not r["fell"] and r["distance"] >= 20.0]
     speeds = [r["distance"] / r["seconds"] for r in done]

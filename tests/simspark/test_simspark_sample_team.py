@@ -7,12 +7,13 @@ import math
 import pytest
 from threaded import in_thread
 
-from simleague.simspark.agent import KICK_SPOT, STAND_BEFORE_KICK, Player
+from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, KICK_SPOT, LYING_CYCLES, STAND_BEFORE_KICK, Player
 from simleague.simspark.client import AgentClient, Perception, Seen
 from simleague.simspark.game import Game
 from simleague.simspark.localisation import LANDMARKS, Localiser, fit_pose, in_robot_frame, to_field, to_robot
 from simleague.simspark.match import play
-from simleague.simspark.motions import kick
+from simleague.simspark.motions import FINISH, kick
+from simleague.simspark.walk import CYCLE
 from simleague.simspark.server import SimSparkOptions, SimSparkServer
 
 
@@ -170,3 +171,33 @@ def test_a_player_walking_to_its_place_steps_aside_of_a_robot_in_its_way(other, 
         expected = aside if not (duel and other[0] == "B") else 0.0
         assert sideways == expected
         assert forward < 1.0 if expected else forward == 1.0
+
+
+def test_a_player_down_again_just_after_a_get_up_tries_again_sooner_than_after_a_knock():
+    """Lying on its back and still: the first get-up after LYING_CYCLES; down again within
+    AGAIN_WINDOW of that get-up's end, the next after AGAIN_CYCLES; down long after, LYING_CYCLES."""
+    player, clock = Player(2, "left", "A"), iter(range(10**6))
+    joints = dict.fromkeys(FINISH[1], 0.0)
+
+    def cycle(acceleration):
+        player.think(Perception(time=next(clock) * CYCLE, play_mode="PlayOn", acceleration=acceleration,
+                                joints=joints))
+
+    def cycles_to_get_up():
+        for n in range(1, 500):
+            cycle((0.0, 9.81, 0.0))                          # on its back, not turning
+            if player.motion is not None:
+                return n
+        raise AssertionError("no get-up")
+
+    def finish_motion():
+        while player.motion is not None:
+            cycle((0.0, 0.0, 9.81))                          # rising
+
+    assert cycles_to_get_up() == LYING_CYCLES
+    finish_motion()
+    assert cycles_to_get_up() == AGAIN_CYCLES                # straight down again: the get-up failed
+    finish_motion()
+    for _ in range(round(AGAIN_WINDOW / CYCLE) + 1):          # up for longer than the window
+        cycle((0.0, 0.0, 9.81))
+    assert cycles_to_get_up() == LYING_CYCLES
