@@ -64,6 +64,7 @@ def _rays() -> np.ndarray:
 
 
 RAYS = _rays()
+RAY_LENGTHS = np.linalg.norm(RAYS, axis=2)    # a rotation keeps them: the same in the ground frame
 FOCAL = (HEIGHT / 2) / math.tan(FOVY / 2)     # pixels per unit of tangent
 
 
@@ -104,16 +105,24 @@ def find_ball(image: bytes, position: np.ndarray, orientation: np.ndarray) -> Si
         raise ValueError(f"a camera image of {WIDTH} x {HEIGHT} pixels has {WIDTH * HEIGHT * 3} bytes, "
                          f"not {len(image)}")
     pixels = np.frombuffer(image, np.uint8).reshape(HEIGHT, WIDTH, 3)
-    low, high = pixels.min(axis=2), pixels.max(axis=2)
+    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    low = np.minimum(np.minimum(blue, green), red)
+    high = np.maximum(np.maximum(blue, green), red)
     white = (low >= WHITE) & (high - low <= GREY)
-    if not white.any():
+    rows, columns = np.flatnonzero(white.any(axis=1)), np.flatnonzero(white.any(axis=0))
+    if rows.size == 0:
         return None
-    depth = ndimage.distance_transform_edt(white)
-    rays = RAYS @ orientation.T                               # in the ground frame
-    down = rays[..., 2]
+    # the distance transform over the white's bounding box and a ring of non-white pixels around
+    # it: the nearest non-white pixel of any white one is within (the same as over the whole image)
+    box = (slice(max(0, rows[0] - 1), rows[-1] + 2), slice(max(0, columns[0] - 1), columns[-1] + 2))
+    depth = np.zeros(white.shape)
+    depth[box] = ndimage.distance_transform_edt(white[box])
+    # each ray's height change in the ground frame (its x component in the camera frame is 1)
+    z = orientation[2]
+    down = z[0] + RAYS[..., 1] * z[1] + RAYS[..., 2] * z[2]
     with np.errstate(divide="ignore", invalid="ignore"):
         reach = (BALL_RADIUS - position[2]) / down            # along the ray to the ball's centre plane
-    usable = white & (down < 0) & (reach * np.linalg.norm(rays, axis=2) < MAX_RANGE)
+    usable = white & (down < 0) & (reach * RAY_LENGTHS < MAX_RANGE)
     if not usable.any():
         return None
     # the white's depth against the ball's radius in pixels were it there: depth * reach / (FOCAL * R)
@@ -126,7 +135,7 @@ def find_ball(image: bytes, position: np.ndarray, orientation: np.ndarray) -> Si
         window = (slice(max(0, row - radius), row + radius + 1), slice(max(0, column - radius), column + radius + 1))
         brightness = low[window][white[window]]
         if int(brightness.max()) - int(brightness.min()) >= SHADED:
-            centre = position + rays[row, column] * reach[row, column]
+            centre = position + orientation @ RAYS[row, column] * reach[row, column]
             return Sighting(float(centre[0]), float(centre[1]), (int(column), int(row)))
         score[window] = 0.0                                  # evenly lit: a line; look at the next
     return None
