@@ -3,6 +3,7 @@ the gyro, the GameController's state, its team's messages, and in the world: it 
 towards the opponents' goal. In process, the world stepped directly (the player's answer acting
 three steps after what it read)."""
 
+import itertools
 import math
 import socket
 import sys
@@ -211,3 +212,27 @@ def test_a_player_stands_and_kicks_with_the_foot_the_ball_lies_before(side, foot
     player._time = 1.0
     player._attack(*ball)
     assert player.kicking == foot
+
+
+def crosses(a, b, c, d) -> bool:
+    """Whether the segments a-b and c-d (x, y points) cross."""
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
+@pytest.mark.parametrize("left_first", [True, False], ids=["on the left", "on the right"])
+@pytest.mark.parametrize("kick_off", [True, False], ids=["we kick off", "they kick off"])
+def test_before_a_kick_off_no_two_players_walk_across_each_others_way(left_first, kick_off):
+    """On the right the starting poses are the left's reflected in x, each player on the other
+    touch line of its own frame: the kick-off places are mirrored with them."""
+    ways = {}
+    for number in (1, 2, 3, 4):
+        player = Player(number, "blue", left_first)
+        player.game = Game(state=gc.STATE_READY, kick_off=kick_off, first_half=True)
+        start = player._start(first_half=True)[:2]
+        place = player.ready_place()
+        assert place[1] * start[1] >= 0, (number, start, place)      # on its own side of the field
+        ways[number] = (start, place)
+    for one, other in itertools.combinations(ways, 2):
+        assert not crosses(*ways[one], *ways[other]), (one, other, ways)

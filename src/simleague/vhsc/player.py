@@ -47,7 +47,9 @@ TOUCH_LINE_START = 3.06          # m from the middle: where the sample team's ro
 #: own-frame (x, y, heading) of each player at the start of a half (examples/vhsc/kid.json)
 STARTS = {1: (-3.5, -TOUCH_LINE_START, math.pi / 2), 2: (-3.5, TOUCH_LINE_START, -math.pi / 2),
           3: (-1.0, -TOUCH_LINE_START, math.pi / 2), 4: (-1.0, TOUCH_LINE_START, -math.pi / 2)}
-#: own-frame (x, y) to walk to before a kick-off: (when we kick off, when they do)
+#: own-frame (x, y) to walk to before a kick-off (when we kick off, when they do), for a team on
+#: the left; on the right each player starts on the other touch line, and the places are mirrored
+#: too (:meth:`Player.ready_place`)
 KICK_OFF_PLACES = {1: ((-4.0, 0.0), (-4.0, 0.0)), 2: ((-2.2, 0.8), (-2.2, 0.8)),
                    3: ((-1.2, -1.0), (-1.2, -1.0)), 4: ((-0.3, 0.0), (-1.1, 0.3))}
 TEAM_PORTS = {"red": 3737, "blue": 3738}           # UDP ports of the players' own messages (one per team)
@@ -259,6 +261,16 @@ class Player:
         x, y, heading = STARTS.get(self.number, STARTS[4])
         return (x, y, heading) if self._on_left(first_half) else (x, -y, -heading)
 
+    def ready_place(self) -> tuple[float, float]:
+        """The own-frame (x, y) the player walks to before a kick-off: :data:`KICK_OFF_PLACES`,
+        mirrored across the field's long axis while the team plays on the right, where the
+        starting poses are the left's reflected in x (:meth:`simleague.vhsc.config.Pose.mirrored`),
+        which puts each player on the other touch line in the team's own frame; unmirrored, two
+        players walked across each other's way there and collided."""
+        ours, theirs = KICK_OFF_PLACES.get(self.number, KICK_OFF_PLACES[3])
+        x, y = ours if self.game.kick_off else theirs
+        return (x, y) if self._on_left(self.game.first_half) else (x, -y)
+
     def _follow_game(self, game: Game) -> None:
         before = self.game
         new_half = game.state == gc.STATE_INITIAL and (before.state != gc.STATE_INITIAL
@@ -379,9 +391,7 @@ class Player:
         if state == gc.STATE_SET:
             return 0.0, 0.0, 0.0
         if state == gc.STATE_READY:
-            ours, theirs = KICK_OFF_PLACES.get(self.number, KICK_OFF_PLACES[3])
-            x, y = ours if self.game.kick_off else theirs
-            return self._go_to(x, y, 0.0)
+            return self._go_to(*self.ready_place(), 0.0)
         seen = s.time - me.ball_time < BALL_FORGET
         if not seen:
             return 0.0, 0.0, 1.0 if self.number % 2 else -1.0                 # turn to find it
