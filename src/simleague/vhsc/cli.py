@@ -258,22 +258,25 @@ def vhsc_referee_test(paths: list[Path] = typer.Argument(..., help="Scenario fol
     if not folders:
         fail(f"no test_scenario.json at or under {', '.join(map(str, paths))}")
     passed_scenarios, passed, failed, told = 0, 0, 0, set()
-    for folder, result in run_scenarios(folders, list(models or []), jobs):
-        if isinstance(result, ScenarioError):
-            err.print(f"[red]error:[/red] {result}", highlight=False, soft_wrap=True)
-            failed += 1
-            print(f"scenario {folder}: not run")
-            continue
-        for note in result.notes:
-            if note not in told:
-                err.print(f"note: {note}", highlight=False)
-                told.add(note)
-        for name, ok, why in result.tests:
-            print(f"  {'passed' if ok else 'FAILED'}: {name}" + ("" if ok else f" ({why})"))
-        passed += sum(ok for _, ok, _ in result.tests)
-        failed += sum(not ok for _, ok, _ in result.tests)
-        passed_scenarios += result.passed
-        print(f"scenario {folder}: {'passed' if result.passed else 'failed'}")
+    try:
+        for folder, result in run_scenarios(folders, list(models or []), jobs):
+            if isinstance(result, ScenarioError):
+                err.print(f"[red]error:[/red] {result}", highlight=False, soft_wrap=True)
+                failed += 1
+                print(f"scenario {folder}: not run")
+                continue
+            for note in result.notes:
+                if note not in told:
+                    err.print(f"note: {note}", highlight=False)
+                    told.add(note)
+            for name, ok, why in result.tests:
+                print(f"  {'passed' if ok else 'FAILED'}: {name}" + ("" if ok else f" ({why})"))
+            passed += sum(ok for _, ok, _ in result.tests)
+            failed += sum(not ok for _, ok, _ in result.tests)
+            passed_scenarios += result.passed
+            print(f"scenario {folder}: {'passed' if result.passed else 'failed'}")
+    except KeyboardInterrupt:
+        interrupted(f"{passed_scenarios} scenarios passed before")
     print(f"scenarios: {passed_scenarios} of {len(folders)} passed")
     print(f"{passed} passed, {failed} failed")
     if failed:

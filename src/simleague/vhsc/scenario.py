@@ -31,12 +31,13 @@ for in the folders given, then in the league repository's ``protos`` folder abov
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import functools
 import itertools
 import json
 import math
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -428,21 +429,36 @@ def _run_or_error(folder: Path, models: list[Path]) -> ScenarioResult | Scenario
         return e
 
 
+def _leave_interrupts_to_the_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def run_scenarios(folders: list[Path], models: list[Path] | None = None,
                   jobs: int = 0) -> Iterator[tuple[Path, ScenarioResult | ScenarioError]]:
     """Each scenario of ``folders`` run as :func:`run_scenario` does, ``jobs`` at a time in worker
     processes (0: one per core; 1: in this process), yielded in the order of ``folders`` with its
     result or the :class:`ScenarioError` that kept it from running. Scenarios share nothing (each
     has its own world and referee), so they run side by side; a league's suite of scenarios takes
-    the time of its longest share."""
+    the time of its longest share. Ctrl-C reaches the caller alone (as KeyboardInterrupt), and
+    the workers are stopped as the iteration ends."""
     models = list(models or [])
     jobs = min(jobs or os.cpu_count() or 1, len(folders))
     if jobs <= 1:
         for folder in folders:
             yield folder, _run_or_error(folder, models)
         return
-    with cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from zip(folders, pool.map(_run_or_error, folders, [models] * len(folders)))
+    # the workers start with Ctrl-C blocked (a process started inherits the mask), then ignore it
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_leave_interrupts_to_the_parent)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        yield from zip(folders, pool.imap(functools.partial(_run_or_error, models=models), folders))
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def find_scenarios(paths: list[Path]) -> list[Path]:
