@@ -328,8 +328,9 @@ def short_tournament(path: Path, format: str = "round_robin") -> Path:
 
 
 def test_the_sample_round_robin_and_a_knockout_run_to_their_standings(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament", str(TOURNAMENT),
-                           "--out", str(tmp_path / "rr")], capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "simleague", "simspark", "tournament",
+                           str(short_tournament(tmp_path / "rr.toml")), "--out", str(tmp_path / "rr")],
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "rr" / "standings.json").read_text())
     assert sorted(sorted((m["left"], m["right"])) for m in report["matches"]) == [

@@ -13,8 +13,8 @@ from simleague.simspark.game import Game
 from simleague.simspark.localisation import LANDMARKS, Localiser, fit_pose, in_robot_frame, to_field, to_robot
 from simleague.simspark.match import play
 from simleague.simspark.motions import FINISH, kick
-from simleague.simspark.walk import CYCLE
 from simleague.simspark.server import SimSparkOptions, SimSparkServer
+from simleague.simspark.walk import CYCLE
 
 
 def seen_from(pose, names, pan=0.0):
