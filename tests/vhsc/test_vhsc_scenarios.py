@@ -7,10 +7,15 @@ with what was expected and what came, an event that never becomes active reporte
 robots a scenario names found in the league repository's protos folder above it."""
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import psutil
 
 from simleague.vhsc.scenario import run_scenario
 
@@ -99,3 +104,21 @@ def test_scenarios_run_side_by_side_report_in_the_order_of_their_folders(tmp_pat
         "  passed: a: initial", f"scenario {tmp_path / 'a'}: passed", f"scenario {tmp_path / 'b'}: not run",
         "  passed: c: initial", f"scenario {tmp_path / 'c'}: passed", "scenarios: 2 of 3 passed", "2 passed, 1 failed"]
 
+
+def test_ctrl_c_stops_the_scenarios_side_by_side_and_their_workers():
+    done = subprocess.Popen([sys.executable, "-m", "simleague", "vhsc", "referee-test", "--jobs", "2", str(SCENARIOS)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        runner = psutil.Process(done.pid)
+        deadline = time.monotonic() + 60
+        while len(workers := runner.children()) < 2:      # both workers started (importing, as a rule)
+            assert time.monotonic() < deadline, "no workers"
+            time.sleep(0.1)
+        os.killpg(done.pid, signal.SIGINT)                             # Ctrl-C reaches the whole group
+        _, err = done.communicate(timeout=60)
+    finally:
+        if done.poll() is None:
+            os.killpg(done.pid, signal.SIGKILL)
+            done.wait()
+    assert done.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]

@@ -38,7 +38,9 @@ import math
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Iterator
+from multiprocessing import resource_tracker
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -429,9 +431,25 @@ def _run_or_error(folder: Path, models: list[Path]) -> ScenarioResult | Scenario
         return e
 
 
-def _leave_interrupts_to_the_parent() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+def _pool_deaf_to_ctrl_c(jobs: int):
+    """A spawn pool of ``jobs`` workers that ignore SIGINT from their first instruction: a
+    terminal's Ctrl-C goes to its whole process group, and a worker still importing would print a
+    KeyboardInterrupt traceback. An ignored signal stays ignored across exec, and Python keeps it
+    so (a blocked one does not stay blocked: multiprocessing clears the mask), so SIGINT is
+    ignored while the pool starts its workers; it is blocked as well, which on Linux keeps a
+    Ctrl-C of that moment pending for the caller rather than lost (multiprocessing's resource
+    tracker, which unblocks SIGINT once it has started, is started before). Called from another
+    thread than the main one, where signals cannot be handled, the pool is started as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        return multiprocessing.get_context("spawn").Pool(jobs)
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return multiprocessing.get_context("spawn").Pool(jobs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def run_scenarios(folders: list[Path], models: list[Path] | None = None,
@@ -448,12 +466,7 @@ def run_scenarios(folders: list[Path], models: list[Path] | None = None,
         for folder in folders:
             yield folder, _run_or_error(folder, models)
         return
-    # the workers start with Ctrl-C blocked (a process started inherits the mask), then ignore it
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_leave_interrupts_to_the_parent)
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    pool = _pool_deaf_to_ctrl_c(jobs)
     try:
         yield from zip(folders, pool.imap(functools.partial(_run_or_error, models=models), folders))
     finally:
