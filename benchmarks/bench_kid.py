@@ -1,8 +1,10 @@
 """The sample player's walk and kick (simleague.vhsc.kid) on simleague's kid robot in the humanoid
 API's world, in process (the world stepped directly, the player's joint targets acting two steps
 after what it read, as through our server): issue 32's targets for the kid (it has no get-up yet).
+With ``--robot booster-k1`` the walk alone on the league's Booster K1 (simleague.vhsc.booster_k1;
+its model from ../shared/reference/robots), which has no kick.
 
-    python benchmarks/bench_kid.py [--runs 10]
+    python benchmarks/bench_kid.py [--runs 10] [--robot booster-k1]
 
 Walking is measured on a 30 x 20 m field (the kid field is 9 m long), the kick on the kid field
 with its ball. Forward: each run starts 10 m behind the centre spot facing +x within 15 degrees (each run
@@ -18,14 +20,18 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+from pathlib import Path
 
 import numpy as np
 
 from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.soccer.rules import SoccerRules
-from simleague.vhsc import kid
+from simleague.vhsc import booster_k1, kid
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
+
+ROBOTS = {"kid": kid, "booster-k1": booster_k1}     # robot model -> the module with its walk
+MODELS = [BUILT_IN_MODELS, Path(__file__).resolve().parents[2] / "shared" / "reference" / "robots"]
 
 DELAY = 2                       # steps between a reading and the answer acting on it
 LONG_FIELD = SoccerRules()      # 30 x 20 m: room for 20 m of walking (the kid field is 9 m long)
@@ -35,15 +41,15 @@ class Driver:
     """Robot ``rid`` of ``world`` driven as the sample player drives it: targets set :data:`DELAY`
     steps after the reading they answer."""
 
-    def __init__(self, world: HumanoidWorld, rid: int):
-        self.world, self.rid = world, rid
+    def __init__(self, world: HumanoidWorld, rid: int, body=kid):
+        self.world, self.rid, self.body = world, rid, body
         self.pending: list[dict[str, float]] = []
 
     def angles(self) -> dict[str, float]:
         return {m.name: self.world.position(self.rid, m.name) for m in self.world.model_of(self.rid).motors}
 
     def gyro(self) -> tuple[float, float, float]:
-        return tuple(float(v) for v in self.world.sensor(self.rid, "gyro"))
+        return tuple(float(v) for v in self.world.sensor(self.rid, self.body.GYRO))
 
     def step(self, targets: dict[str, float]) -> None:
         self.pending.append(targets)
@@ -53,13 +59,15 @@ class Driver:
         self.world.step()
 
 
-def robot(x: float = 0.0, y: float = 0.0, yaw: float = 0.0, settle: int = 100, rules=FIELDS["kid"]) -> Driver:
-    """A kid robot at (x, y) facing ``yaw`` on the field of ``rules``, standing ``settle`` steps."""
+def robot(x: float = 0.0, y: float = 0.0, yaw: float = 0.0, settle: int = 100, rules=FIELDS["kid"],
+          body=kid) -> Driver:
+    """A robot of ``body`` (:data:`ROBOTS`) at (x, y) facing ``yaw`` on the field of ``rules``,
+    standing ``settle`` steps."""
     world = HumanoidWorld(rules)
-    rid = world.add_robot(find_model("kid", [BUILT_IN_MODELS]), x, y, yaw)
+    rid = world.add_robot(find_model(body.MODEL, MODELS), x, y, yaw)
     world.place_ball((100.0, 100.0, rules.ball_radius))   # off the centre spot the robot may stand on
-    driver = Driver(world, rid)
-    stand = kid.stand(kid.walk())
+    driver = Driver(world, rid, body)
+    stand = body.stand(body.walk())
     for _ in range(settle):
         driver.step(stand)
     return driver
@@ -69,15 +77,16 @@ def heading(driver: Driver) -> float:
     return driver.world.heading(driver.rid)
 
 
-def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None) -> dict:
+def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: float | None = None,
+         body=kid) -> dict:
     """Walk with ``command`` (forward, sideways, turn) for ``seconds`` (or until ``until`` m)."""
-    driver = robot(-10.0, 0.0, yaw, settle, rules=LONG_FIELD)
-    gait = kid.walk()
+    driver = robot(-10.0, 0.0, yaw, settle, rules=LONG_FIELD, body=body)
+    gait = body.walk()
     start, _ = driver.world.pose(driver.rid)
     turned, last, t = 0.0, heading(driver), 0.0
     while t < seconds:
-        driver.step(kid.leg_targets(gait.step(*command, rates=driver.gyro())) | kid.ARMS)
-        t += kid.STEP
+        driver.step(body.leg_targets(gait.step(*command, rates=driver.gyro())) | body.ARMS)
+        t += body.STEP
         now = heading(driver)
         turned += (now - last + math.pi) % (2 * math.pi) - math.pi
         last = now
@@ -112,21 +121,25 @@ def kick(yaw: float = 0.0, ahead: float = 0.0, foot: str = "right") -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
-    runs = ap.parse_args().runs
+    ap.add_argument("--robot", choices=sorted(ROBOTS), default="kid")
+    args = ap.parse_args()
+    runs, body = args.runs, ROBOTS[args.robot]
     forward = [walk((1.0, 0.0, 0.0), 120.0, yaw=math.radians(-15 + 30 * k / max(1, runs - 1)), settle=100 + 10 * k,
-                    until=20.0) for k in range(runs)]
+                    until=20.0, body=body) for k in range(runs)]
     done = [r for r in forward if not r["fell"] and r["distance"] >= 20.0]
     speeds = [r["distance"] / r["t"] for r in done]
     print(f"forward 20 m: {len(done)}/{runs} without falling, median {statistics.median(speeds) if speeds else 0:.3f} m/s")
     for name, command in (("turn left", (0.0, 0.0, 1.0)), ("turn right", (0.0, 0.0, -1.0)),
                           ("side step left", (0.0, 1.0, 0.0))):
-        r = walk(command, 6.0)
+        r = walk(command, 6.0, body=body)
         if r["fell"]:
             print(f"{name}: fell")
         elif "turn" in name:
             print(f"{name}: {abs(r['turned']) / 6.0:.1f} deg/s")
         else:
             print(f"{name}: {r['sideways'] / 6.0:.3f} m/s")
+    if body is not kid:
+        return
     for foot in ("right", "left"):
         kicks = [kick(yaw=2 * math.pi * k / runs, ahead=-0.01 + 0.03 * k / max(1, runs - 1), foot=foot)
                  for k in range(runs)]

@@ -1,5 +1,6 @@
 """The sample players' walk, shared by the SimSpark Nao (:mod:`simleague.simspark.walk`) and the
-humanoid API's kid robot (:mod:`simleague.vhsc.walk`): an omnidirectional gait in the manner of
+humanoid API's kid robot (:mod:`simleague.vhsc.kid`) and Booster K1 (:mod:`simleague.vhsc.booster_k1`):
+an omnidirectional gait in the manner of
 Behnke's central pattern generator (S. Behnke, "Online trajectory generation for omnidirectional
 biped walking", ICRA 2006): per step a sinusoidal lateral shift of the body over the support foot,
 the swing foot lifted on a half sine and swung forward (and sideways and turned) on a half cosine
