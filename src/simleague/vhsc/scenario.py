@@ -40,8 +40,8 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
-from multiprocessing import resource_tracker
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 from .. import errors
