@@ -6,6 +6,7 @@ back and the inactive goalkeeper, a knockout game's overtime and penalty shoot-o
 with what was expected and what came, an event that never becomes active reported as such; the
 robots a scenario names found in the league repository's protos folder above it."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -111,7 +112,7 @@ def test_ctrl_c_stops_the_scenarios_side_by_side_and_their_workers():
     try:
         runner = psutil.Process(done.pid)
         deadline = time.monotonic() + 60
-        while len(workers := runner.children()) < 2:      # both workers started (importing, as a rule)
+        while len(workers := runner.children()) < 2:      # the pool starting (resource tracker, workers)
             assert time.monotonic() < deadline, "no workers"
             time.sleep(0.1)
         os.killpg(done.pid, signal.SIGINT)                             # Ctrl-C reaches the whole group
@@ -121,4 +122,15 @@ def test_ctrl_c_stops_the_scenarios_side_by_side_and_their_workers():
             os.killpg(done.pid, signal.SIGKILL)
             done.wait()
     assert done.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
-    assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+
+    def left():
+        alive = []
+        for worker in workers:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if worker.is_running() and worker.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(worker)
+        return alive
+    deadline = time.monotonic() + 10                     # the resource tracker ends once it sees the runner gone
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left()
