@@ -63,6 +63,16 @@ class LegPose:
     ankle_roll: float
 
 
+
+def joint_targets(legs: dict[str, LegPose], names: dict[str, tuple[str, ...]]) -> dict[str, float]:
+    """Both legs' joint targets by the robot's joint names: ``legs`` maps "l"/"r" to a
+    :class:`LegPose`; ``names`` gives per leg the six joints' names in :class:`LegPose`'s order
+    (hip yaw, hip roll, hip pitch, knee, ankle pitch, ankle roll), for a robot whose joints turn
+    with this module's signs. Angles in radians, as the poses give them. Raises KeyError for a
+    leg ``names`` lacks."""
+    return {name: angle for leg, p in legs.items()
+            for name, angle in zip(names[leg], (p.yaw, p.roll, p.pitch, p.knee, p.ankle_pitch, p.ankle_roll))}
+
 @dataclass(frozen=True)
 class Leg:
     """A leg's geometry: the knee ``knee`` = (forward, down) m from the hip pivot with every joint

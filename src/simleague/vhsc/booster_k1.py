@@ -37,7 +37,10 @@ SPEED_CHANGE = 0.05              # most a speed (share of full) changes a step: 
 #: the arms down, 15 degrees out from the body (at 0 the model's arms stretch out sideways)
 ARMS = {"ALeft_Shoulder_Pitch": 0.0, "ARight_Shoulder_Pitch": 0.0, "Left_Shoulder_Roll": -1.3,
         "Right_Shoulder_Roll": 1.3, "Left_Elbow_Pitch": 0.0, "Right_Elbow_Pitch": 0.0}
-_SIDES = {"l": "Left", "r": "Right"}
+#: each leg's joints in :class:`simleague.walking.LegPose`'s order
+LEG_JOINTS = {leg: tuple(f"{side}_{joint}" for joint in ("Hip_Yaw", "Hip_Roll", "Hip_Pitch", "Knee_Pitch", "Ankle_Pitch",
+                                                          "Ankle_Roll"))
+              for leg, side in (("l", "Left"), ("r", "Right"))}
 
 
 def walk() -> walking.Walk:
@@ -47,12 +50,7 @@ def walk() -> walking.Walk:
 
 def leg_targets(legs: dict[str, walking.LegPose]) -> dict[str, float]:
     """The legs' joint targets (rad by joint name) for :class:`simleague.walking.Walk`'s pose."""
-    out = {}
-    for leg, p in legs.items():
-        side = _SIDES[leg]
-        out |= {f"{side}_Hip_Yaw": p.yaw, f"{side}_Hip_Roll": p.roll, f"{side}_Hip_Pitch": p.pitch,
-                f"{side}_Knee_Pitch": p.knee, f"{side}_Ankle_Pitch": p.ankle_pitch, f"{side}_Ankle_Roll": p.ankle_roll}
-    return out
+    return walking.joint_targets(legs, LEG_JOINTS)
 
 
 def stand(gait_walk: walking.Walk) -> dict[str, float]:

@@ -28,6 +28,10 @@ JOINTS = ["head_yaw", "head_pitch"] + [f"{side}_{joint}" for side in ("left", "r
     "shoulder_pitch", "shoulder_roll", "elbow", "hip_yaw", "hip_roll", "hip_pitch", "knee",
     "ankle_pitch", "ankle_roll")]
 KID_LEG = walking.Leg(knee=(0.0, 0.15), shank=0.15)       # kid.xml: thigh and shank 0.15 m
+#: each leg's joints in :class:`simleague.walking.LegPose`'s order
+LEG_JOINTS = {leg: tuple(f"{side}_{joint}" for joint in ("hip_yaw", "hip_roll", "hip_pitch", "knee", "ankle_pitch",
+                                                          "ankle_roll"))
+              for leg, side in (("l", "left"), ("r", "right"))}
 #: the gait found for the kid (module docstring): 0.45 m/s ahead, about 35 deg/s turning
 KID_GAIT = walking.Gait(period=0.14, height=0.2772, sway=0.009818, lift=0.05023, stride=0.121, side=0.04164,
                         turn=0.5806, lean=0.0565, pitch_gain=0.01391, roll_gain=0.01859, width=-0.01)
@@ -85,12 +89,7 @@ def command(forward: float, sideways: float, turn: float) -> tuple[float, float,
 
 def leg_targets(legs: dict[str, walking.LegPose]) -> dict[str, float]:
     """The legs' joint targets (rad by joint name) for :class:`simleague.walking.Walk`'s pose."""
-    out = {}
-    for leg, p in legs.items():
-        side = "left" if leg == "l" else "right"
-        out |= {f"{side}_hip_yaw": p.yaw, f"{side}_hip_roll": p.roll, f"{side}_hip_pitch": p.pitch,
-                f"{side}_knee": p.knee, f"{side}_ankle_pitch": p.ankle_pitch, f"{side}_ankle_roll": p.ankle_roll}
-    return out
+    return walking.joint_targets(legs, LEG_JOINTS)
 
 
 def stand(gait_walk: walking.Walk) -> dict[str, float]:
@@ -132,11 +131,9 @@ def kick(start: dict[str, float], foot: str = "right") -> walking.Motion:
         if foot == "left":
             (rx, ry, rz), (lx, ly, lz) = right, left
             right, left = (lx, -ly, lz), (rx, -ry, rz)
-        targets = {}
-        for side, ankle in (("right", right), ("left", left)):
+        legs = {}
+        for leg, ankle in (("r", right), ("l", left)):
             roll, pitch, knee, ankle_pitch, ankle_roll = KID_LEG.angles(*ankle)
-            targets |= {f"{side}_hip_yaw": 0.0, f"{side}_hip_roll": roll, f"{side}_hip_pitch": pitch - KICK_LEAN,
-                        f"{side}_knee": knee, f"{side}_ankle_pitch": ankle_pitch + KICK_LEAN,
-                        f"{side}_ankle_roll": ankle_roll}
-        frames.append((seconds, targets))
+            legs[leg] = walking.LegPose(0.0, roll, pitch - KICK_LEAN, knee, ankle_pitch + KICK_LEAN, ankle_roll)
+        frames.append((seconds, leg_targets(legs)))
     return walking.Motion(frames + [(FINISH, stand(walk()))], start, STEP)
