@@ -216,11 +216,15 @@ def test_a_flooding_team_does_not_starve_the_other(mw):
     were magenta's request kept waiting for cyan's queue, the flood (blocked by full socket
     buffers) and the wait would never end. The reply is logged before the last of the flood
     comes in, and none of the flood is lost. (A flood sent in one go before the request was
-    racy: on a busy machine the middleware could take all of it before the request arrived.)"""
+    racy: on a busy machine the middleware could take all of it before the request arrived.)
+    Magenta sends heartbeats meanwhile, as a live team does: reading what the flood left in the
+    socket buffers takes seconds (at most MAX_TEAM_MESSAGES a second), and a team silent for the
+    timeout (5 s) is dropped."""
     pausers(mw)
     c, m = teams(mw)
     m.send(state(1.0))
-    started, stop, sent = threading.Event(), threading.Event(), []
+    started, stop, flooded, sent = threading.Event(), threading.Event(), threading.Event(), []
+    sending = threading.Lock()  # magenta's messages from two threads, each whole
 
     def flood():
         for k in range(0, 200_000, 500):
@@ -230,18 +234,29 @@ def test_a_flooding_team_does_not_starve_the_other(mw):
             if stop.is_set():
                 return
 
-    flooding = threading.Thread(target=flood)
+    def heartbeats():
+        while not flooded.wait(0.5):
+            with sending:
+                m.send({"type": "heartbeat"})
+
+    flooding, beating = threading.Thread(target=flood), threading.Thread(target=heartbeats, daemon=True)
     flooding.start()
+    beating.start()
     try:
-        assert started.wait(30)
-        m.send({"type": "request", "t": 2.0})
-        assert m.recv(timeout=30)["type"] == "reply"
+        try:
+            assert started.wait(30)
+            with sending:
+                m.send({"type": "request", "t": 2.0})
+            assert m.recv(timeout=30)["type"] == "reply"
+        finally:
+            stop.set()
+            flooding.join(60)
+        assert sent[-1] < 199_999, "magenta was answered only once the whole flood was sent"
+        last = 2.0 + sent[-1] * 0.001
+        mw.wait_event("in", timeout=60, side="cyan", t=last)
     finally:
-        stop.set()
-        flooding.join(60)
-    assert sent[-1] < 199_999, "magenta was answered only once the whole flood was sent"
-    last = 2.0 + sent[-1] * 0.001
-    mw.wait_event("in", timeout=60, side="cyan", t=last)
+        flooded.set()
+        beating.join(10)
     events = mw.events()
     answered = next(i for i, e in enumerate(events) if e["ev"] == "out" and e["side"] == "magenta")
     finished = next(i for i, e in enumerate(events) if e["ev"] == "in" and e.get("t") == last)
