@@ -2,9 +2,10 @@
 API's world, in process (the world stepped directly, the player's joint targets acting two steps
 after what it read, as through our server): issue 32's targets for the kid (it has no get-up yet).
 With ``--robot booster-k1`` the walk alone on the league's Booster K1 (simleague.vhsc.booster_k1;
-its model from ../shared/reference/robots), which has no kick.
+its model from ../shared/reference/robots), which has no kick; with ``--robot wolfgang`` the same on
+Bit-Bots' Wolfgang (simleague.vhsc.wolfgang; imported from its PROTO in ../shared/reference/robots).
 
-    python benchmarks/bench_kid.py [--runs 10] [--robot booster-k1]
+    python benchmarks/bench_kid.py [--runs 10] [--robot booster-k1|wolfgang]
 
 Walking is measured on a 30 x 20 m field (the kid field is 9 m long), the kick on the kid field
 with its ball. Forward: each run starts 10 m behind the centre spot facing +x within 15 degrees (each run
@@ -27,10 +28,10 @@ import numpy as np
 from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.soccer.rules import SoccerRules
-from simleague.vhsc import booster_k1, kid
+from simleague.vhsc import booster_k1, kid, wolfgang
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
-ROBOTS = {"kid": kid, "booster-k1": booster_k1}     # robot model -> the module with its walk
+ROBOTS = {"kid": kid, "booster-k1": booster_k1, "wolfgang": wolfgang}     # robot model -> the module with its walk
 MODELS = [BUILT_IN_MODELS, Path(__file__).resolve().parents[2] / "shared" / "reference" / "robots"]
 
 DELAY = 2                       # steps between a reading and the answer acting on it
@@ -62,12 +63,15 @@ class Driver:
 def robot(x: float = 0.0, y: float = 0.0, yaw: float = 0.0, settle: int = 100, rules=FIELDS["kid"],
           body=kid) -> Driver:
     """A robot of ``body`` (:data:`ROBOTS`) at (x, y) facing ``yaw`` on the field of ``rules``,
-    standing ``settle`` steps."""
+    bent into its crouch over ``body.BEND`` s, then standing ``settle`` steps."""
     world = HumanoidWorld(rules)
     rid = world.add_robot(find_model(body.MODEL, MODELS), x, y, yaw)
     world.place_ball((100.0, 100.0, rules.ball_radius))   # off the centre spot the robot may stand on
     driver = Driver(world, rid, body)
     stand = body.stand(body.walk())
+    start, bend = driver.angles(), round(body.BEND / body.STEP)    # into the crouch over BEND s, then stand
+    for k in range(bend):
+        driver.step({joint: start[joint] + (angle - start[joint]) * (k + 1) / bend for joint, angle in stand.items()})
     for _ in range(settle):
         driver.step(stand)
     return driver

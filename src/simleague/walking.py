@@ -63,15 +63,26 @@ class LegPose:
     ankle_roll: float
 
 
-
-def joint_targets(legs: dict[str, LegPose], names: dict[str, tuple[str, ...]]) -> dict[str, float]:
+def joint_targets(legs: dict[str, LegPose], names: dict[str, tuple[str, ...]],
+                  offsets: dict[str, tuple[float, ...]] | None = None,
+                  signs: dict[str, tuple[int, ...]] | None = None) -> dict[str, float]:
     """Both legs' joint targets by the robot's joint names: ``legs`` maps "l"/"r" to a
     :class:`LegPose`; ``names`` gives per leg the six joints' names in :class:`LegPose`'s order
-    (hip yaw, hip roll, hip pitch, knee, ankle pitch, ankle roll), for a robot whose joints turn
-    with this module's signs. Angles in radians, as the poses give them. Raises KeyError for a
-    leg ``names`` lacks."""
-    return {name: angle for leg, p in legs.items()
-            for name, angle in zip(names[leg], (p.yaw, p.roll, p.pitch, p.knee, p.ankle_pitch, p.ankle_roll))}
+    (hip yaw, hip roll, hip pitch, knee, ankle pitch, ankle roll). For a robot whose joints do not
+    turn with this module's signs and zeros, per leg and in the same order, ``offsets`` (rad, in
+    this module's signs) are added to the pose's angles and ``signs`` (+1 or -1: the joint's axis
+    along or against this module's) applied to the sums. Angles in radians. Raises KeyError for a
+    leg ``names`` (or ``offsets``, ``signs`` when given) lacks."""
+    targets = {}
+    for leg, p in legs.items():
+        angles = (p.yaw, p.roll, p.pitch, p.knee, p.ankle_pitch, p.ankle_roll)
+        if offsets is not None:
+            angles = tuple(a + o for a, o in zip(angles, offsets[leg]))
+        if signs is not None:
+            angles = tuple(a * s for a, s in zip(angles, signs[leg]))
+        targets |= dict(zip(names[leg], angles))
+    return targets
+
 
 @dataclass(frozen=True)
 class Leg:

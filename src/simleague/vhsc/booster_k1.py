@@ -28,6 +28,7 @@ from .. import walking
 MODEL = "booster-k1"
 STEP = 0.008                     # s: the API's basic step, the control cycle
 GYRO = "torso_gyro"              # the model's gyro
+BEND = 0.0                       # s: from the model's pose into the walking crouch (at once)
 #: hip pitch to knee (0.19 m, 2 mm behind) and knee to ankle (0.245 m), from the model
 K1_LEG = walking.Leg(knee=(-0.002, 0.19), shank=0.245)
 #: the gait found for the K1 (module docstring)

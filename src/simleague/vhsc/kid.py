@@ -23,6 +23,7 @@ from .. import walking
 MODEL = "kid"
 STEP = 0.008                     # s: the API's basic step, the control cycle
 GYRO = "gyro"                    # the model's gyro
+BEND = 0.0                       # s: from the model's pose into the walking crouch (at once)
 #: the model's joints
 JOINTS = ["head_yaw", "head_pitch"] + [f"{side}_{joint}" for side in ("left", "right") for joint in (
     "shoulder_pitch", "shoulder_roll", "elbow", "hip_yaw", "hip_roll", "hip_pitch", "knee",
