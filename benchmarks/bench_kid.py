@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simleague import walking
 from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.soccer.rules import SoccerRules
@@ -69,9 +70,10 @@ def robot(x: float = 0.0, y: float = 0.0, yaw: float = 0.0, settle: int = 100, r
     world.place_ball((100.0, 100.0, rules.ball_radius))   # off the centre spot the robot may stand on
     driver = Driver(world, rid, body)
     stand = body.stand(body.walk())
-    start, bend = driver.angles(), round(body.BEND / body.STEP)    # into the crouch over BEND s, then stand
-    for k in range(bend):
-        driver.step({joint: start[joint] + (angle - start[joint]) * (k + 1) / bend for joint, angle in stand.items()})
+    if body.BEND:                                    # into the crouch over BEND s, then stand
+        bend = walking.Motion([(body.BEND, stand)], driver.angles(), body.STEP)
+        while (targets := bend.step()) is not None:
+            driver.step(targets)
     for _ in range(settle):
         driver.step(stand)
     return driver
