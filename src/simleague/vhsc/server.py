@@ -290,8 +290,8 @@ class VhscServer:
         sock = writer.get_extra_info("socket")
         if sock is not None:              # a small kernel buffer: a slow reader shows up soon, and
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)   # never gets stale data
-        writer.write(WELCOME)
         robot.writer, robot.reader = writer, SlowReader(self.opt.max_unsent, self.opt.max_dropped)
+        writer.write(WELCOME)             # the robot's state complete before its client hears of it
         robot.connections += 1
         decoder = FrameDecoder(MAX_REQUEST_FRAME)
         try:
