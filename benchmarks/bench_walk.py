@@ -4,7 +4,7 @@ the server's timing: its answer acts two cycles after what it read, :class:`Agen
 walk, get-up and kick targets.
 
     python benchmarks/bench_walk.py [--runs 10]
-    python benchmarks/bench_walk.py --wide      # the get-ups alone, on 100 falls
+    python benchmarks/bench_walk.py --wide      # the get-ups alone, on 100 falls and from sides
 
 Forward: each run starts 10 m behind the centre spot, facing the far goal within 15 degrees (each
 run another heading, after another time standing, so the gait meets the world in another state),
@@ -15,10 +15,12 @@ from its crouch (each try facing another way, pushed harder or softer and a litt
 lying still, then the motion chosen from the accelerometer, and again when it lies after the
 motion, as the sample player does; a success when it stands 1.5 s after the last motion, having
 walked on the spot, and that motion ended within 4 s of the first one's start; the first motion's
-successes counted too. Kick: standing facing another way each
-time, the ball placed 1 cm nearer to 1 cm further than the kick's place: how far it went.
-Medians, and how many runs fell. ``--wide``: the get-ups from 100 falls, the runs' 30 and 70 of
-two other sequences of headings, pushes and sideways pushes (:data:`WIDE_FALLS`).
+successes counted too; from a side, the robot laid on it (either, facing another way each time,
+tilted a little towards its front or back), rolling onto its front first as the player does.
+Kick: standing facing another way each time, the ball placed 1 cm nearer to 1 cm further than
+the kick's place: how far it went. Medians, and how many runs fell. ``--wide``: the get-ups from
+100 falls, the runs' 30 and 70 of two other sequences of headings, pushes and sideways pushes
+(:data:`WIDE_FALLS`), and from sides for robot types 0, 2 and 4.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ import argparse
 import math
 import statistics
 
+import mujoco
 import numpy as np
 
 from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, DOWN_CYCLES, LYING_CYCLES, STILL
-from simleague.simspark.motions import FINISH, KICK_BALL, LYING, get_up as get_up_motion, kick as kick_motion, lying
+from simleague.simspark.motions import FINISH, KICK_BALL, get_up as get_up_motion, kick as kick_motion, lying
 from simleague.simspark.walk import Walk, velocities
 from simleague.soccer.world import SoccerWorld
 
@@ -106,35 +109,64 @@ def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: fl
 
 def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, robot_type: int = 0) -> dict:
     """Knock a robot standing in the crouch (facing ``yaw``) over backwards or forwards (its hips
-    and ankles driven at ``push`` x 5 rad/s and its hip rolls at ``roll`` x 5 rad/s for 0.5 s), let it
-    lie with its arms down until it has lain still for 0.8 s, as the sample player does, then get
-    up; when it lies again after the motion, lie still (the shorter :data:`AGAIN_CYCLES` now) and
-    get up again, as the sample player does (:data:`DOWN_CYCLES`, :data:`LYING_CYCLES`, :data:`STILL`;
-    it is down again within the player's :data:`AGAIN_WINDOW`), until :data:`WITHIN` s have
-    passed; standing, walk on the spot for 1 s. Returns the side the accelerometer told first,
-    the first motion's seconds, whether the robot stood after its first motion (``first``), the
-    get-ups made, the seconds from the first motion's start to the end of the last
-    (``seconds_to_up``), and whether it stands 1.5 s after the last motion (``up``). None when
-    the push left it on its side."""
+    and ankles driven at ``push`` x 5 rad/s and its hip rolls at ``roll`` x 5 rad/s for 0.5 s), then
+    :func:`recover`. None when the push left it on its side."""
     world = SoccerWorld(seed=0)
     rid = world.add_robot(robot_type, 0.0, 0.0, yaw)
     agent = Agent(world, rid)
-    names = agent.names
-    crouch = {n: 0.0 for n in names} | ARMS_DOWN | Walk().stand()
+    crouch = {n: 0.0 for n in agent.names} | ARMS_DOWN | Walk().stand()
     agent.bend_into(crouch, 80)
     pitch = (-1.0 if back else 1.0) * push * 5
     for _ in range(25):
         agent._answer = {"rle3": pitch, "lle3": pitch, "rle5": pitch, "lle5": pitch, "rle2": roll * 5, "lle2": roll * 5}
         agent.step()
+    tried = recover(world, rid, agent, robot_type)
+    return None if tried["side"] == "side" else tried
+
+
+def get_up_from_side(up: int, yaw: float = 0.0, tilt: float = 0.0, robot_type: int = 0) -> dict:
+    """Lay a robot (straight joints, arms down) on its right side (``up`` -1: its left side up) or
+    its left (``up`` +1), facing ``yaw``, turned ``tilt`` rad further about its forward axis (towards
+    its back for the right side up), let it settle for 2 s, then :func:`recover`."""
+    world = SoccerWorld(seed=0)
+    rid = world.add_robot(robot_type, 0.0, 0.0, yaw)
+    agent = Agent(world, rid)
+    world.place_robot(rid, 0.0, 0.0, yaw, z=0.12)
+    adr, _ = world._roots[rid]
+    # place_robot turns the torso by yaw - pi/2 about z; its forward axis is then along (cos yaw, sin yaw)
+    half = up * (math.pi / 2 + tilt) / 2
+    roll = np.array([math.cos(half), math.sin(half) * math.cos(yaw), math.sin(half) * math.sin(yaw), 0.0])
+    turned = np.empty(4)
+    mujoco.mju_mulQuat(turned, roll, world.data.qpos[adr + 3:adr + 7].copy())
+    world.data.qpos[adr + 3:adr + 7] = turned
+    mujoco.mj_kinematics(world.model, world.data)
+    rest = {n: 0.0 for n in agent.names} | ARMS_DOWN
+    for _ in range(100):
+        agent.drive(rest)
+        agent.step()
+    return recover(world, rid, agent, robot_type)
+
+
+def recover(world: SoccerWorld, rid: int, agent: Agent, robot_type: int = 0) -> dict:
+    """Let robot ``rid`` lie with its arms down until it has lain still for 0.8 s, as the sample
+    player does, then get up; when it lies again after the motion, lie still (the shorter
+    :data:`AGAIN_CYCLES` now) and get up again, as the sample player does (:data:`DOWN_CYCLES`,
+    :data:`LYING_CYCLES`, :data:`STILL`; it is down again within the player's :data:`AGAIN_WINDOW`),
+    until :data:`WITHIN` s have passed; standing, walk on the spot for 1 s. Returns the side the
+    accelerometer told first ("front", "back", "side" or None), the first motion's seconds,
+    whether the robot stood after its first motion (``first``), the motions made (``tries``; from
+    a side, the roll onto the back is one), the seconds from the first motion's start to the end
+    of the last (``seconds_to_up``), and whether it stands 1.5 s after the last motion (``up``)."""
+    names = agent.names
+    crouch = {n: 0.0 for n in names} | ARMS_DOWN | Walk().stand()
     rest = {n: 0.0 for n in names} | ARMS_DOWN
-    lying_for, tries = 0, 0                             # the sample player's count of cycles lying; get-ups made
+    lying_for, tries = 0, 0                             # the sample player's count of cycles lying; motions made
 
     def step(targets: dict[str, float]) -> None:
         nonlocal lying_for
         agent.drive(targets)
         agent.step()
-        acc = tuple(world.accelerometer(rid))
-        lying_for = lying_for + 1 if lying(acc) or abs(acc[0]) > LYING else 0
+        lying_for = lying_for + 1 if lying(tuple(world.accelerometer(rid))) is not None else 0
 
     def still() -> bool:
         return lying_for >= (AGAIN_CYCLES if tries else LYING_CYCLES) \
@@ -145,8 +177,6 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         if still():
             break
     side = first_side = lying(tuple(world.accelerometer(rid)))
-    if side is None:
-        return None
     first_seconds, seconds, ended = None, 0.0, 0.0
     while side is not None:
         motion = get_up_motion(side, agent.angles(), robot_type)
@@ -158,10 +188,10 @@ def get_up(back: bool, yaw: float = 0.0, push: float = 1.0, roll: float = 0.0, r
         ended, side = seconds, None
         gait = Walk()
         for k in range(round(AGAIN_WINDOW / CYCLE)):    # the crouch held 0.5 s, then walking on the spot
+            if lying_for >= DOWN_CYCLES:                # (lying after the motion, as after a roll: at once)
+                break
             step((rest | FINISH[1]) if k < 25 else (crouch | gait.step(0.0, 0.0, 0.0, tuple(np.degrees(world.gyro(rid))))))
             seconds += CYCLE
-            if lying_for >= DOWN_CYCLES:
-                break
         if lying_for < DOWN_CYCLES:
             break                                       # it stands (or at least does not lie)
         while seconds < WITHIN:                         # down again: lie still, then get up again
@@ -214,12 +244,20 @@ WIDE_FALLS = ([(0.71 * k + 0.2, 0.7 + 0.08 * k, 0.1 * (k % 7) - 0.3) for k in ra
 
 
 def wide() -> None:
-    """The get-ups from the front and the back on each of :data:`WIDE_FALLS`."""
+    """The get-ups from the front and the back on each of :data:`WIDE_FALLS`; from a side, for the
+    sample team's robot types 0, 2 and 4, laid on either side facing two ways, tilted -0.3 to 0.2 rad."""
     for back in (False, True):
         tries = [t for yaw, push, roll in WIDE_FALLS if (t := get_up(back, yaw, push, roll)) is not None]
         within = sum(t["up"] and t["seconds_to_up"] <= WITHIN for t in tries)
         print(f"get-up from the {'back' if back else 'front'}: {within} of {len(tries)} falls (not left on a side) "
               f"stood within {WITHIN:.0f} s, {sum(t['first'] for t in tries)} after the first motion")
+    for robot_type in (0, 2, 4):
+        tries = [get_up_from_side(up, yaw, tilt, robot_type) for up in (1, -1) for yaw in (0.5, 2.0)
+                 for tilt in np.linspace(-0.3, 0.2, 8)]
+        tries = [t for t in tries if t["side"] == "side"]
+        print(f"get-up from a side, type {robot_type}: {sum(t['up'] for t in tries)} of {len(tries)} stood "
+              f"(most {max(t['seconds_to_up'] for t in tries):.2f} s from the roll's start), "
+              f"{sum(t['up'] and t['seconds_to_up'] <= WITHIN for t in tries)} within {WITHIN:.0f} s")
 
 
 def main() -> None:
@@ -253,6 +291,10 @@ def main() -> None:
               f"{max((t['seconds_to_up'] for t in within), default=0):.2f} s, {sum(t['tries'] > 1 for t in within)} "
               f"of them twice or more); lying on the {'back' if back else 'front'} as the accelerometer told in "
               f"{sum(t['side'] == ('back' if back else 'front') for t in tries)}")
+    sides = [get_up_from_side(1 if k % 2 else -1, yaw=0.71 * k + 0.2, tilt=0.05 * k - 0.3) for k in range(runs)]
+    print(f"get-up from a side (laid on it; rolled onto the front first): "
+          f"{sum(t['up'] for t in sides)} of {runs} stood, {sum(t['up'] and t['seconds_to_up'] <= WITHIN for t in sides)} "
+          f"within {WITHIN:.0f} s (most {max(t['seconds_to_up'] for t in sides):.2f} s from the roll's start)")
     for foot in ("right", "left"):
         kicks = [kick(yaw=0.37 * k + 0.2, stand=80 + 8 * k, ahead=0.002 * (k - 5), foot=foot) for k in range(runs)]
         print(f"kick with the {foot} foot: median {statistics.median(k['ahead'] for k in kicks):.2f} m ahead "

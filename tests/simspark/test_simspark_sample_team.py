@@ -173,6 +173,18 @@ def test_a_player_walking_to_its_place_steps_aside_of_a_robot_in_its_way(other, 
         assert forward < 1.0 if expected else forward == 1.0
 
 
+def test_a_player_lying_on_a_side_does_not_lie_there_for_ever():
+    """On a side and still, the player starts its roll after LYING_CYCLES, as a get-up (it used
+    to lie still with its arms down for the rest of the half)."""
+    player, joints = Player(2, "left", "A"), dict.fromkeys(FINISH[1], 0.0)
+    for n in range(1, 200):
+        player.think(Perception(time=n * CYCLE, play_mode="PlayOn", acceleration=(9.7, 0.0, 1.2), joints=joints))
+        if player.motion is not None:
+            break
+    assert player.motion is not None and n == LYING_CYCLES and player.getting_up
+    assert player.motion.step()["rlj4"] < 0.0                               # bending its knees to roll
+
+
 def test_a_player_down_again_just_after_a_get_up_tries_again_sooner_than_after_a_knock():
     """Lying on its back and still: the first get-up after LYING_CYCLES; down again within
     AGAIN_WINDOW of that get-up's end, the next after AGAIN_CYCLES; down long after, LYING_CYCLES."""

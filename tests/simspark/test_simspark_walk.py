@@ -15,7 +15,7 @@ from simleague.simspark.walk import TRACKING, Walk, leg_angles, velocities
 from simleague.soccer.world import SoccerWorld
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from bench_walk import get_up, kick, walk  # noqa: E402
+from bench_walk import get_up, get_up_from_side, kick, walk  # noqa: E402
 
 
 @pytest.mark.parametrize("target", [(0.0, 0.005, -0.22), (0.0, 0.0, -0.16), (0.02, 0.05, -0.17),
@@ -70,13 +70,24 @@ def test_a_nao_knocked_over_forwards_or_backwards_gets_up_within_4_s(back):
         assert tried["up"] and tried["seconds_to_up"] <= 4.0
 
 
+@pytest.mark.parametrize("up", [1, -1])
+def test_a_nao_lying_on_a_side_rolls_onto_its_front_and_gets_up(up):
+    """Left lying on a side (as sample players were in matches, for the rest of the half), the
+    robot rolls onto its front and gets up from there."""
+    tried = get_up_from_side(up, yaw=0.5, tilt=-0.1)
+    assert tried["side"] == "side" and tried["tries"] == 2 and tried["up"]
+
+
 def test_lying_is_told_from_the_accelerometer_and_a_get_up_ends():
     assert (lying((0.0, -9.8, 0.3)), lying((0.2, 9.7, -0.5)), lying((0.0, 0.1, 9.81))) == ("front", "back", None)
+    assert lying((9.7, 0.0, 1.2)) == lying((-9.7, 0.4, 1.0)) == "side"
     motion = get_up_motion("back", {"rlj3": 0.0})
     targets = [motion.step() for _ in range(round(motion.seconds / 0.02) + 5)]
     assert targets[0]["rlj3"] != 0.0 and targets[-1] is None
-    with pytest.raises(ValueError, match="front or back"):
-        get_up_motion("side", {})
+    roll = get_up_motion("side", {"rlj4": 0.0})
+    assert min(roll.step()["rlj4"] for _ in range(round(roll.seconds / 0.02))) < -45.0   # the knees bend
+    with pytest.raises(ValueError, match="front, back or side"):
+        get_up_motion("upside down", {})
 
 
 def test_the_kick_sends_the_ball_more_than_4_m_and_the_robot_stays_up():

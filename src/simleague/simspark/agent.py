@@ -4,9 +4,9 @@ sees (:mod:`~simleague.simspark.localisation`), tells its team mates how far it 
 ball (``(say 7b423)``), walks (:mod:`~simleague.simspark.walk`) to the ball when it is the
 nearest, and lines up and kicks it, or dribbles it
 (:mod:`~simleague.simspark.motions`) towards the opponent's goal; the goalkeeper keeps to its goal
-line and clears balls out of its penalty area; a robot that falls gets up. It follows the play
-mode: kick-off places before a kick-off and after a goal, its own team's kick-offs and set pieces
-taken, the opponent's left to them. In sync mode it answers every cycle with ``(syn)``; it stops
+line and clears balls out of its penalty area; a robot that falls gets up (from a side, it rolls
+onto its front first). It follows the play mode: kick-off places before a kick-off and after a
+goal, its own team's kick-offs and set pieces taken, the opponent's left to them. In sync mode it answers every cycle with ``(syn)``; it stops
 when the game is over or the server goes away.
 
 Run it as ``python -m simleague.simspark.agent --team NAME --unum N --type T --players P`` (or
@@ -24,7 +24,7 @@ import sys
 from ..angles import wrap
 from .client import AgentClient, Perception
 from .localisation import Localiser, to_robot
-from .motions import FINISH, KICK_BALL, LYING, get_up, kick, lying
+from .motions import FINISH, KICK_BALL, get_up, kick, lying
 from .walk import CYCLE, Walk, velocities
 
 #: own half, team frame (x towards the opponent's goal), metres; number 1 is the goalkeeper
@@ -128,7 +128,7 @@ class Player:
         self.where.update(p.time, p.gyro[2], p.seen if upright else None,
                           p.joints.get("hj1", 0.0), p.joints.get("hj2", 0.0))
         self.hear(p)
-        self.lying = self.lying + 1 if lying(p.acceleration) or abs(ax) > LYING else 0
+        self.lying = self.lying + 1 if lying(p.acceleration) is not None else 0
         base = {j: 0.0 for j in p.joints} | ARMS_DOWN
         beam = None
         mode = p.play_mode

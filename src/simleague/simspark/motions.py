@@ -12,7 +12,9 @@ high the torso came and whether the robot stood 1.5 s later, having walked on th
 further), scored by how far the ball went straight ahead, with the robot still standing; each
 checked on ten other starts (``benchmarks/bench_walk.py``).
 
-:func:`lying` tells from the accelerometer whether a robot lies on its front or back. Pure and
+:func:`lying` tells from the accelerometer whether a robot lies on its front, back or a side; a
+robot on a side rolls onto its front first (:data:`FROM_SIDE`, found by trying poses on robots laid
+on either side, tilted either way). Pure and
 standard library only, as :mod:`simleague.simspark.walk`. Angles in degrees by perceptor name.
 """
 
@@ -55,6 +57,14 @@ GET_UPS = {0: (FROM_FRONT, FROM_BACK),
                (0.3, (178.1, -256.4, -110.4, -267.8, -255.8, -122.9, 13.7, -363.8, 348.8, -58.4)),
                (0.04, (-207.5, 66.1, -287.2, -2.2, 114.0, 74.6, -517.7, 26.7, -205.3, 139.5)),
            ))}
+#: from lying on a side, onto the front (the get-up from there succeeds more often than from the
+#: back): the arms swung back over the head, the knees bent and the hips stretched, held, then
+#: every joint back to the lying pose (arms down) so that the robot soon lies still
+FROM_SIDE = (
+    (0.3, (-120.0, 0.0, 0.0, 0.0, 0.0, 0.0, -25.0, -90.0, 0.0, 0.0)),
+    (0.4, (-120.0, 0.0, 0.0, 0.0, 0.0, 0.0, -25.0, -90.0, 0.0, 0.0)),
+    (0.3, (-90.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
+)
 #: the kick: (seconds, right leg's lj1-lj6, left (support) leg's lj2-lj6); the ball's centre 0.16 m
 #: ahead of the right foot's centre, in line with it; the ball goes about 10 degrees off straight ahead
 KICK = (
@@ -86,22 +96,28 @@ FINISH = (0.6, {"hj1": 0.0, "hj2": 0.0} | both_sides((-90.0, 0.0, 0.0, 0.0, 0.0,
 
 
 def lying(accelerometer: tuple[float, float, float]) -> str | None:
-    """"front", "back" or None (not lying flat) from the torso's ``ACC`` reading (m/s^2, torso
-    frame: x right, y forward, z up; (0, 0, 9.81) upright at rest)."""
-    forward = accelerometer[1]
+    """"front", "back", "side" or None (not lying) from the torso's ``ACC`` reading (m/s^2, torso
+    frame: x right, y forward, z up; (0, 0, 9.81) upright at rest): gravity beyond :data:`LYING`
+    along the forward axis, else along the sideways one."""
+    forward, sideways = accelerometer[1], accelerometer[0]
     if forward < -LYING:
         return "front"
     if forward > LYING:
         return "back"
+    if abs(sideways) > LYING:
+        return "side"
     return None
 
 
 def get_up(side: str, start: dict[str, float], robot_type: int = 0) -> Motion:
-    """The get-up of a robot of ``robot_type`` from lying on ``side`` ("front" or "back",
+    """The get-up of a robot of ``robot_type`` from lying on ``side`` ("front", "back" or "side",
     :func:`lying`), from the joint angles ``start`` (:data:`GET_UPS`; a type without keyframes of
-    its own takes type 0's). Raises ValueError for another side."""
+    its own takes type 0's); from a side, the roll onto the front (:data:`FROM_SIDE`), after which
+    the robot lies on its front and gets up from there. Raises ValueError for another side."""
+    if side == "side":
+        return Motion([(seconds, both_sides(values)) for seconds, values in FROM_SIDE], start, CYCLE)
     if side not in ("front", "back"):
-        raise ValueError(f"a robot gets up from its front or back, not {side!r}")
+        raise ValueError(f"a robot gets up from its front, back or side, not {side!r}")
     front, back = GET_UPS.get(robot_type, GET_UPS[0])
     keyframes = front if side == "front" else back
     return Motion([(seconds, both_sides(values)) for seconds, values in keyframes] + [FINISH], start, CYCLE)
