@@ -68,7 +68,8 @@ LYING_CYCLES = 40                 # cycles a robot lies still before it gets up 
 #: a robot down again within AGAIN_WINDOW s of a get-up's end (the get-up failed: no knock to wait
 #: out) lies still only AGAIN_CYCLES before it tries again: of 100 robots knocked onto their backs
 #: as benchmarks/bench_walk.py knocks them (three sequences of pushes), 83 stood within 4 s, 76
-#: waiting LYING_CYCLES again (20 and 30 cycles: 82 and 84; 35: 76)
+#: waiting LYING_CYCLES again (20 and 30 cycles: 82 and 84; 35: 76), measured before the back
+#: get-up ended in motions.BACK_SETTLE (since, 92 stand after the first get-up)
 AGAIN_CYCLES = 25
 AGAIN_WINDOW = 1.5
 STILL = 30.0                      # deg/s: a robot turning slower than this about every axis lies still
