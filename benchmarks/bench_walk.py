@@ -292,9 +292,10 @@ def main() -> None:
               f"of them twice or more); lying on the {'back' if back else 'front'} as the accelerometer told in "
               f"{sum(t['side'] == ('back' if back else 'front') for t in tries)}")
     sides = [get_up_from_side(1 if k % 2 else -1, yaw=0.71 * k + 0.2, tilt=0.05 * k - 0.3) for k in range(runs)]
-    print(f"get-up from a side (laid on it; rolled onto the front first): "
-          f"{sum(t['up'] for t in sides)} of {runs} stood, {sum(t['up'] and t['seconds_to_up'] <= WITHIN for t in sides)} "
-          f"within {WITHIN:.0f} s (most {max(t['seconds_to_up'] for t in sides):.2f} s from the roll's start)")
+    within = sum(t["up"] and t["seconds_to_up"] <= WITHIN for t in sides)
+    print(f"get-up from a side (laid on it; rolled onto the front first): {sum(t['up'] for t in sides)} of {runs} "
+          f"stood, {within} within {WITHIN:.0f} s (most {max(t['seconds_to_up'] for t in sides):.2f} s from the "
+          f"roll's start)")
     for foot in ("right", "left"):
         kicks = [kick(yaw=0.37 * k + 0.2, stand=80 + 8 * k, ahead=0.002 * (k - 5), foot=foot) for k in range(runs)]
         print(f"kick with the {foot} foot: median {statistics.median(k['ahead'] for k in kicks):.2f} m ahead "

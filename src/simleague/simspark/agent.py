@@ -6,8 +6,8 @@ nearest, and lines up and kicks it, or dribbles it
 (:mod:`~simleague.simspark.motions`) towards the opponent's goal; the goalkeeper keeps to its goal
 line and clears balls out of its penalty area; a robot that falls gets up (from a side, it rolls
 onto its front first). It follows the play mode: kick-off places before a kick-off and after a
-goal, its own team's kick-offs and set pieces taken, the opponent's left to them. In sync mode it answers every cycle with ``(syn)``; it stops
-when the game is over or the server goes away.
+goal, its own team's kick-offs and set pieces taken, the opponent's left to them. In sync mode it
+answers every cycle with ``(syn)``; it stops when the game is over or the server goes away.
 
 Run it as ``python -m simleague.simspark.agent --team NAME --unum N --type T --players P`` (or
 ``simleague simspark agent``); it uses only the standard library and the pure modules named
