@@ -155,7 +155,7 @@ def recover(world: SoccerWorld, rid: int, agent: Agent, robot_type: int = 0) -> 
     until :data:`WITHIN` s have passed; standing, walk on the spot for 1 s. Returns the side the
     accelerometer told first ("front", "back", "side" or None), the first motion's seconds,
     whether the robot stood after its first motion (``first``), the motions made (``tries``; from
-    a side, the roll onto the back is one), the seconds from the first motion's start to the end
+    a side, the roll onto the front is one), the seconds from the first motion's start to the end
     of the last (``seconds_to_up``), and whether it stands 1.5 s after the last motion (``up``)."""
     names = agent.names
     crouch = {n: 0.0 for n in names} | ARMS_DOWN | Walk().stand()

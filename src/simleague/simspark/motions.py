@@ -47,7 +47,9 @@ FROM_BACK = (
 #: and 50 of 60 other falls (50), 50 after the first motion (35); hips 5 to 35 degrees back did
 #: about as well (87 to 92 of 100), 40 degrees 59 (``benchmarks/bench_walk.py --wide``). Types 2
 #: and 4 stood less often with it (16 and 19 of 50 falls, 41 and 31 without): theirs end as found
-BACK_SETTLE = (0.3, (-90.0, 0.0, 0.0, 0.0, 0.0, 1.52, -6.85, -59.8, 36.65, -1.52))
+#: the finishing crouch, right side's values in the order of :data:`JOINTS` (:data:`FINISH`)
+CROUCH = (-90.0, 0.0, 0.0, 0.0, 0.0, 1.52, 23.15, -59.8, 36.65, -1.52)
+BACK_SETTLE = (0.3, CROUCH[:6] + (CROUCH[6] - 30.0,) + CROUCH[7:])
 #: the get-ups (from the front, from the back) of each robot type that has its own: types 2 and 4
 #: (type 0's legs; type 2's ankles faster in pitch, slower in roll; type 4 with toes) get up from
 #: the back by keyframes tuned for them from type 0's, and from the front as type 0
@@ -101,7 +103,7 @@ def both_sides(values) -> dict[str, float]:
 
 #: the pose every motion ends in (over 0.6 s after a get-up, 0.5 s after the kick): knees bent,
 #: arms down, head straight
-FINISH = (0.6, {"hj1": 0.0, "hj2": 0.0} | both_sides((-90.0, 0.0, 0.0, 0.0, 0.0, 1.52, 23.15, -59.8, 36.65, -1.52)))
+FINISH = (0.6, {"hj1": 0.0, "hj2": 0.0} | both_sides(CROUCH))
 
 
 def lying(accelerometer: tuple[float, float, float]) -> str | None:
