@@ -7,7 +7,7 @@ import math
 import pytest
 from threaded import in_thread
 
-from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, KICK_SPOT, LYING_CYCLES, STAND_BEFORE_KICK, Player
+from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, DOWN_CYCLES, KICK_SPOT, LYING_CYCLES, STAND_BEFORE_KICK, Player
 from simleague.simspark.client import AgentClient, Perception, Seen
 from simleague.simspark.game import Game
 from simleague.simspark.localisation import LANDMARKS, Localiser, fit_pose, in_robot_frame, to_field, to_robot
@@ -130,6 +130,45 @@ def test_a_player_lines_up_the_ball_before_the_foot_it_lies_nearer_and_kicks_wit
     other.foot = foot
     other.line_up((spot[0], spot[1] + side * 0.1), 0.0, p)
     assert other.motion is None and other.standing == 0
+
+
+def test_a_player_that_leaves_the_ball_to_a_team_mate_forgets_its_kick():
+    """Standing on the kick spot, a player that hears a team mate nearer the ball leaves it: it
+    no longer counts as lining up or standing for a kick (its head used to stay straight and down,
+    as for the kick, while it walked back to its place)."""
+    player = Player(2, "left", "A")
+    e = player.where.estimate
+    e.pose, e.ball, e.ball_seen, e.ball_near = (-1.0, 0.0, 0.0), (-0.8, 0.0), 10.0, KICK_SPOT
+    p = Perception(time=10.0, play_mode="PlayOn", joints={"rlj3": 0.0, "llj3": 0.0})
+    for _ in range(5):
+        player.play(p)
+    assert player.lining == 5 and player.standing > 0 and player.motion is None
+    player.heard[3] = (0.05, 10.0)                        # number 3 says it is 5 cm from the ball
+    player.play(p)
+    assert not player.has_ball
+    assert player.lining == 0 and player.standing == 0
+
+
+def test_a_jolt_while_walking_does_not_make_a_player_leave_the_ball():
+    """A single cycle's jolt of the accelerometer (a step) is no fall: the player on the ball
+    tells its team mates its distance to the ball as before and keeps going for it. It used to add
+    the 5 m of a robot down for that cycle, so the role flickered between team mates every few
+    cycles in a match. Down for DOWN_CYCLES, or getting up, it does add them."""
+    player = Player(2, "left", "A")
+    e = player.where.estimate
+    e.pose, e.ball, e.ball_seen = (-1.0, 0.0, 0.0), (0.0, 0.0), 10.0
+    player.heard[3] = (1.4, 10.0)                          # number 3: 1.4 m from the ball
+    said = []
+    for n, acceleration in enumerate([(0.0, 0.0, 9.81)] * 3 + [(0.0, 9.0, 3.0)] + [(0.0, 0.0, 9.81)] * 3):
+        p = Perception(time=10.0 + n * CYCLE, play_mode="PlayOn", acceleration=acceleration,
+                       joints=dict.fromkeys(FINISH[1], 0.0))
+        player.bent = 50
+        player.think(p)
+        said.append(player.message(p.time))
+        assert player.has_ball
+    assert said == ["2b100"] * 7
+    player.lying = DOWN_CYCLES
+    assert player.message(11.0) == "2b600"
 
 
 def polar(x, y, z=-0.3):

@@ -190,13 +190,13 @@ class Player:
         """Leg targets while the ball is in play (or in a set piece)."""
         e = self.where.estimate
         gyro = p.gyro
-        if e.pose is None:
-            return self.walk.step(0.0, 0.0, 0.5, gyro)
-        if e.ball is None or p.time - e.ball_seen > BALL_FORGOTTEN:
-            return self.walk.step(0.0, 0.0, 0.8, gyro)                      # turn to find it
         ours = self.ours(p.play_mode)
-        if ours is not False and self.takes_ball(e, p.time):
+        lost = e.pose is None or e.ball is None or p.time - e.ball_seen > BALL_FORGOTTEN
+        if not lost and ours is not False and self.takes_ball(e, p.time):
             return self.attack(e, p)
+        self.lining = self.standing = 0            # lost, or left to a team mate: no kick under way
+        if lost:                                    # turn to find itself, the ball
+            return self.walk.step(0.0, 0.0, 0.5 if e.pose is None else 0.8, gyro)
         home = self.home(e.ball)
         if ours is False:                      # the opponent's set piece: keep the free-kick distance
             dx, dy = home[0] - e.ball[0], home[1] - e.ball[1]
@@ -231,12 +231,13 @@ class Player:
         return min(field_players, key=lambda u: math.dist(self.home_of(u, ball), ball)) == self.unum
 
     def cost(self, now: float) -> float:
-        """How far (m) this player is from the ball, for choosing who takes it: more when it lies
-        or gets up, most when it does not know where the ball is."""
+        """How far (m) this player is from the ball, for choosing who takes it: 5 m more when it
+        is down (:data:`DOWN_CYCLES`: a step's jolt is not a fall) or gets up, most when it does not
+        know where the ball is."""
         e = self.where.estimate
         if e.pose is None or e.ball is None or now - e.ball_seen > BALL_FORGOTTEN:
             return 99.0
-        return math.dist(e.pose[:2], e.ball) + (5.0 if self.lying or self.motion is not None else 0.0)
+        return math.dist(e.pose[:2], e.ball) + (5.0 if self.lying >= DOWN_CYCLES or self.getting_up else 0.0)
 
     def message(self, now: float) -> str:
         """What this player says to its team (``(say ...)``, 20 characters at most): its number
@@ -269,6 +270,7 @@ class Player:
         if along > -0.1:                                        # on the wrong side: go round the ball
             side = 1.0 if across >= 0 else -1.0
             detour = (ball[0] - 0.4 * ux - side * 0.5 * uy, ball[1] - 0.4 * uy + side * 0.5 * ux)
+            self.lining = self.standing = 0
             return self.go_to(detour, ball, p.gyro, duel=True)
         bx, by = to_robot(pose, ball)
         facing = wrap(to_goal - pose[2])
@@ -280,9 +282,10 @@ class Player:
                 return self.line_up(e.ball_near, facing, p)
             if self.lining > LINE_UP_CYCLES + DRIBBLE_CYCLES:
                 self.lining = 0
+            self.standing = 0
             # dribble: walk through the ball, steering so that it stays between the feet
             return self.walk.step(1.0, 0.0, max(-0.15, min(0.15, facing + 0.5 * math.atan2(by, max(bx, 0.1)))), p.gyro)
-        self.lining = 0
+        self.lining = self.standing = 0
         return self.go_to(behind, OPPONENT_GOAL, p.gyro, duel=True)
 
     def line_up(self, ball: tuple[float, float], facing: float, p: Perception) -> dict[str, float]:
