@@ -7,7 +7,7 @@ import math
 import pytest
 from threaded import in_thread
 
-from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, DOWN_CYCLES, KICK_SPOT, LYING_CYCLES, STAND_BEFORE_KICK, Player
+from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, BEND_CYCLES, DOWN_CYCLES, KICK_SPOT, LYING_CYCLES, STAND_BEFORE_KICK, Player
 from simleague.simspark.client import AgentClient, Perception, Seen
 from simleague.simspark.game import Game
 from simleague.simspark.localisation import LANDMARKS, Localiser, fit_pose, in_robot_frame, to_field, to_robot
@@ -158,11 +158,11 @@ def test_a_jolt_while_walking_does_not_make_a_player_leave_the_ball():
     e = player.where.estimate
     e.pose, e.ball, e.ball_seen = (-1.0, 0.0, 0.0), (0.0, 0.0), 10.0
     player.heard[3] = (1.4, 10.0)                          # number 3: 1.4 m from the ball
+    player.bent = BEND_CYCLES                              # already in the walking crouch
     said = []
     for n, acceleration in enumerate([(0.0, 0.0, 9.81)] * 3 + [(0.0, 9.0, 3.0)] + [(0.0, 0.0, 9.81)] * 3):
         p = Perception(time=10.0 + n * CYCLE, play_mode="PlayOn", acceleration=acceleration,
                        joints=dict.fromkeys(FINISH[1], 0.0))
-        player.bent = 50
         player.think(p)
         said.append(player.message(p.time))
         assert player.has_ball

@@ -267,14 +267,16 @@ class Player:
         behind = (ball[0] - BEHIND * ux, ball[1] - BEHIND * uy)
         rx, ry = pose[0] - ball[0], pose[1] - ball[1]
         along, across = rx * ux + ry * uy, -rx * uy + ry * ux
+        facing = wrap(to_goal - pose[2])
+        in_line = -0.6 < along <= -0.1 and abs(across) < 0.12 and abs(facing) < math.radians(20)
+        if not in_line:                                         # no kick under way
+            self.lining = self.standing = 0
         if along > -0.1:                                        # on the wrong side: go round the ball
             side = 1.0 if across >= 0 else -1.0
             detour = (ball[0] - 0.4 * ux - side * 0.5 * uy, ball[1] - 0.4 * uy + side * 0.5 * ux)
-            self.lining = self.standing = 0
             return self.go_to(detour, ball, p.gyro, duel=True)
-        bx, by = to_robot(pose, ball)
-        facing = wrap(to_goal - pose[2])
-        if abs(across) < 0.12 and along > -0.6 and abs(facing) < math.radians(20):
+        if in_line:
+            bx, by = to_robot(pose, ball)
             self.lining += 1
             if self.lining == 1 and e.ball_near is not None:      # the foot the ball lies before
                 self.foot = "left" if e.ball_near[1] > 0 else "right"
@@ -285,7 +287,6 @@ class Player:
             self.standing = 0
             # dribble: walk through the ball, steering so that it stays between the feet
             return self.walk.step(1.0, 0.0, max(-0.15, min(0.15, facing + 0.5 * math.atan2(by, max(bx, 0.1)))), p.gyro)
-        self.lining = self.standing = 0
         return self.go_to(behind, OPPONENT_GOAL, p.gyro, duel=True)
 
     def line_up(self, ball: tuple[float, float], facing: float, p: Perception) -> dict[str, float]:
