@@ -7,7 +7,8 @@ import math
 import pytest
 from threaded import in_thread
 
-from simleague.simspark.agent import AGAIN_CYCLES, AGAIN_WINDOW, BEND_CYCLES, DOWN_CYCLES, KICK_SPOT, LYING_CYCLES, STAND_BEFORE_KICK, Player
+from simleague.simspark.agent import (AGAIN_CYCLES, AGAIN_WINDOW, BEND_CYCLES, DOWN_CYCLES, KICK_SPOT, LYING_CYCLES,
+                                      SHOOT_X, STAND_BEFORE_KICK, Player)
 from simleague.simspark.client import AgentClient, Perception, Seen
 from simleague.simspark.game import Game
 from simleague.simspark.localisation import LANDMARKS, Localiser, fit_pose, in_robot_frame, to_field, to_robot
@@ -138,7 +139,7 @@ def test_a_player_that_leaves_the_ball_to_a_team_mate_forgets_its_kick():
     as for the kick, while it walked back to its place)."""
     player = Player(2, "left", "A")
     e = player.where.estimate
-    e.pose, e.ball, e.ball_seen, e.ball_near = (-1.0, 0.0, 0.0), (-0.8, 0.0), 10.0, KICK_SPOT
+    e.pose, e.ball, e.ball_seen, e.ball_near = (SHOOT_X + 1.0, 0.0, 0.0), (SHOOT_X + 1.2, 0.0), 10.0, KICK_SPOT
     p = Perception(time=10.0, play_mode="PlayOn", joints={"rlj3": 0.0, "llj3": 0.0})
     for _ in range(5):
         player.play(p)
@@ -147,6 +148,24 @@ def test_a_player_that_leaves_the_ball_to_a_team_mate_forgets_its_kick():
     player.play(p)
     assert not player.has_ball
     assert player.lining == 0 and player.standing == 0
+
+
+@pytest.mark.parametrize("unum, x, kicks", [(2, SHOOT_X - 3.0, False), (2, SHOOT_X + 1.0, True),
+                                            (1, -13.5, True)])
+def test_a_field_player_dribbles_the_ball_until_it_is_near_the_opponents_goal(unum, x, kicks):
+    """Behind the ball and facing the goal, with the ball on the kick spot: a field player walks
+    on through the ball in its own half and in midfield, and stops to kick it beyond SHOOT_X; the
+    goalkeeper kicks the ball out of its penalty area."""
+    player = Player(unum, "left", "A")
+    e = player.where.estimate
+    e.pose, e.ball, e.ball_seen, e.ball_near = (x, 0.0, 0.0), (x + 0.2, 0.0), 10.0, KICK_SPOT
+    p = Perception(time=10.0, play_mode="PlayOn", joints={"rlj3": 0.0, "llj3": 0.0})
+    stood = False
+    for _ in range(STAND_BEFORE_KICK + 20):
+        player.play(p)
+        stood = stood or player.standing > 0
+    assert stood is kicks and (player.motion is not None) is kicks
+    assert player.walk.moving is not kicks
 
 
 def test_a_jolt_while_walking_does_not_make_a_player_leave_the_ball():

@@ -2,9 +2,9 @@
 its team and beams to its place (:data:`FORMATION`); then it plays: it finds itself from what it
 sees (:mod:`~simleague.simspark.localisation`), tells its team mates how far it is from the
 ball (``(say 7b423)``), walks (:mod:`~simleague.simspark.walk`) to the ball when it is the
-nearest, and lines up and kicks it, or dribbles it
-(:mod:`~simleague.simspark.motions`) towards the opponent's goal; the goalkeeper keeps to its goal
-line and clears balls out of its penalty area; a robot that falls gets up (from a side, it rolls
+nearest and dribbles it towards the opponent's goal, lining up and kicking it
+(:mod:`~simleague.simspark.motions`) once near that goal; the goalkeeper keeps to its goal
+line and kicks balls out of its penalty area; a robot that falls gets up (from a side, it rolls
 onto its front first). It follows the play mode: kick-off places before a kick-off and after a
 goal, its own team's kick-offs and set pieces taken, the opponent's left to them. In sync mode it
 answers every cycle with ``(syn)``; it stops when the game is over or the server goes away.
@@ -53,6 +53,10 @@ KICK_WINDOW = (0.01, 0.02)        # m either way of the kick spot (forward, side
 STAND_BEFORE_KICK = 25            # cycles standing still before the kick
 KICK_HEAD = {"hj1": 0.0, "hj2": -40.0}
 LINE_UP_CYCLES = 200              # cycles (4 s) a robot tries to line up for a kick before it dribbles
+#: m (team frame x): a field player lines up and kicks a ball beyond this (5 m from the opponent's
+#: goal line: the kick carries about 5 m); short of it, it dribbles (kicking wherever it could
+#: scored fewer goals and fell more: docs/simspark.md)
+SHOOT_X = 10.0
 DRIBBLE_CYCLES = 150              # cycles it then dribbles before it tries again
 ARMS_DOWN = {"laj1": -90.0, "raj1": -90.0}
 #: m: a robot seen less than this far ahead (and nearer than where the player walks to) and less
@@ -259,8 +263,9 @@ class Player:
         return max(-13.0, min(13.0, x + FOLLOW * ball[0])), y
 
     def attack(self, e, p: Perception) -> dict[str, float]:
-        """Walk behind the ball, seen from the opponent's goal, then line up and kick it there
-        (:meth:`line_up`), dribbling it for a while when lining up takes too long."""
+        """Walk behind the ball, seen from the opponent's goal, then dribble it there; beyond
+        :data:`SHOOT_X` (and the goalkeeper anywhere) line up and kick it (:meth:`line_up`),
+        dribbling it for a while when lining up takes too long."""
         ball, pose = e.ball, e.pose
         to_goal = wrap(math.atan2(OPPONENT_GOAL[1] - ball[1], OPPONENT_GOAL[0] - ball[0]))
         ux, uy = math.cos(to_goal), math.sin(to_goal)
@@ -280,7 +285,7 @@ class Player:
             self.lining += 1
             if self.lining == 1 and e.ball_near is not None:      # the foot the ball lies before
                 self.foot = "left" if e.ball_near[1] > 0 else "right"
-            if self.lining <= LINE_UP_CYCLES and e.ball_near is not None:
+            if (self.unum == 1 or ball[0] > SHOOT_X) and self.lining <= LINE_UP_CYCLES and e.ball_near is not None:
                 return self.line_up(e.ball_near, facing, p)
             if self.lining > LINE_UP_CYCLES + DRIBBLE_CYCLES:
                 self.lining = 0
