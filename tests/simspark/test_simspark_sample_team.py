@@ -154,8 +154,8 @@ def test_a_player_that_leaves_the_ball_to_a_team_mate_forgets_its_kick():
                                             (1, -13.5, True)])
 def test_a_field_player_dribbles_the_ball_until_it_is_near_the_opponents_goal(unum, x, kicks):
     """Behind the ball and facing the goal, with the ball on the kick spot: a field player walks
-    on through the ball in its own half and in midfield, and stops to kick it beyond SHOOT_X; the
-    goalkeeper kicks the ball out of its penalty area."""
+    on through the ball short of SHOOT_X and stops to kick it beyond; the goalkeeper kicks the
+    ball out of its penalty area."""
     player = Player(unum, "left", "A")
     e = player.where.estimate
     e.pose, e.ball, e.ball_seen, e.ball_near = (x, 0.0, 0.0), (x + 0.2, 0.0), 10.0, KICK_SPOT
