@@ -196,9 +196,12 @@ def polar(x, y, z=-0.3):
 
 
 def test_the_robots_seen_are_kept_in_the_robot_frame_and_forgotten_after_half_a_second():
-    where = Localiser("left")
+    """Other robots, each the mean of its parts seen; the robot's own arm, seen below its lowered
+    head, is no robot in its way (a player going for the ball side-stepped its own arm, 0.11 m/s
+    instead of walking on)."""
+    where = Localiser("left", me=("A", 2))
     seen = Seen(players=[("B", 3, {"head": polar(0.6, 0.1, 0.0), "rfoot": polar(0.6, 0.2, -0.5)}),
-                         ("A", 4, {"head": polar(2.0, -1.0, 0.0)})])
+                         ("A", 4, {"head": polar(2.0, -1.0, 0.0)}), ("A", 2, {"llowerarm": polar(0.1, 0.15, -0.2)})])
     where.update(1.0, 0.0, seen, 0.0, 0.0)
     assert [team for team, _, _ in where.estimate.others] == ["B", "A"]
     assert [v for _, x, y in where.estimate.others for v in (x, y)] == pytest.approx([0.6, 0.15, 2.0, -1.0])

@@ -96,7 +96,7 @@ class Player:
         self.heard: dict[int, tuple[float, float]] = {}    # team mate -> (its cost, when heard)
         self.has_ball = False
         self.unum = unum if players > 1 else 2              # a team of one plays number 2's part
-        self.where = Localiser(side)
+        self.where = Localiser(side, me=(team, unum))
         self.walk = Walk()
         self.motion = None
         self.beamed_in: str | None = None       # the play mode the last beam was made in

@@ -109,11 +109,15 @@ class Estimate:
 
 
 class Localiser:
-    """The running estimate of one robot: ``Localiser(side)`` (``"left"``/``"right"``, the team's
-    side); :meth:`update` with each perception; :attr:`estimate` in the team's frame."""
+    """The running estimate of one robot: ``Localiser(side, me)`` (``"left"``/``"right"``, the
+    team's side; ``me``: the robot's own team name and number, whose body parts ``See`` reports
+    as any robot's when they are in view, its arms below a lowered head, and which are left out
+    of :attr:`Estimate.others`); :meth:`update` with each perception; :attr:`estimate` in the
+    team's frame."""
 
-    def __init__(self, side: str):
+    def __init__(self, side: str, me: tuple[str, int] | None = None):
         self.flip = side == "right"
+        self.me = me
         self.estimate = Estimate()
         self._blind = 0                # cycles whose sightings are not used (after a beam)
 
@@ -154,7 +158,8 @@ class Localiser:
                 e.pose = (e.pose[0] + BLEND * (fitted[0] - e.pose[0]), e.pose[1] + BLEND * (fitted[1] - e.pose[1]),
                           wrap(e.pose[2] + BLEND * turn))
         e.others, e.others_seen = tuple((team, *_middle([in_robot_frame(pol, pan, tilt) for pol in parts.values()]))
-                                        for team, _, parts in seen.players if parts), time
+                                        for team, unum, parts in seen.players
+                                        if parts and (team, unum) != self.me), time
         if seen.ball is not None:
             x, y, _ = in_robot_frame(seen.ball, pan, tilt)
             e.ball_near = (x, y)
