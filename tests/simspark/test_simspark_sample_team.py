@@ -234,6 +234,19 @@ def test_a_player_walking_to_its_place_steps_aside_of_a_robot_in_its_way(other, 
         assert forward < 1.0 if expected else forward == 1.0
 
 
+def test_a_player_going_for_the_ball_walks_on_with_its_own_arm_in_view():
+    """The arm See shows below the lowered head is the player's own (its team and number): it
+    walks on at full stride; a team mate's arm in the same place makes it step aside."""
+    for unum, aside in ((5, 0.0), (6, 1.0)):
+        player = Player(5, "left", "A")
+        player.where.estimate.pose = (-3.0, 0.0, 0.0)
+        player.where.update(1.0, 0.0, Seen(players=[("A", unum, {"llowerarm": polar(0.1, 0.15, -0.2)})]), 0.0, 0.0)
+        commands = []
+        player.walk.step = lambda forward, sideways=0.0, turn=0.0, gyro=None: commands.append((forward, sideways)) or {}
+        player.go_to((0.0, 0.0), (5.0, 0.0), (0.0, 0.0, 0.0), duel=True)
+        assert commands == [(0.2 if aside else 1.0, -aside)]
+
+
 def test_a_player_lying_on_a_side_does_not_lie_there_for_ever():
     """On a side and still, the player starts its roll after LYING_CYCLES, as a get-up (it used
     to lie still with its arms down for the rest of the half)."""
