@@ -1,6 +1,6 @@
 """The sample player's walk and kick (simleague.vhsc.kid) on simleague's kid robot in the humanoid
 API's world, in process (the world stepped directly, the player's joint targets acting two steps
-after what it read, as through our server): issue 32's targets for the kid (it has no get-up yet).
+after what it read, as through our server): issue 32's targets for the kid.
 With ``--robot booster-k1`` the walk alone on the league's Booster K1 (simleague.vhsc.booster_k1;
 its model from ../shared/reference/robots), which has no kick; with ``--robot wolfgang`` the same on
 Bit-Bots' Wolfgang (simleague.vhsc.wolfgang; imported from its PROTO in ../shared/reference/robots).
@@ -12,8 +12,12 @@ with its ball. Forward: each run starts 10 m behind the centre spot facing +x wi
 another heading, after another time standing), and walks straight ahead until it has covered
 20 m (or falls, or 120 s pass): its speed over the 20 m. Turning on the spot and side steps:
 degrees per second and metres per second over the 6 s after a 1 s start. Kick: the ball placed 1 cm nearer to
-2 cm further than the kick's place, each run facing another way, with either foot: how far it went. Medians, and
-how many runs fell.
+2 cm further than the kick's place, each run facing another way, with either foot: how far it went. Get-ups:
+each run the kid walks 1 to 3 s under another command, is pushed towards its front or back (0.8 to
+1.5 m/s, up to 0.5 rad off straight), lies 1 s, and gets up (simleague.vhsc.kid.get_up from the side
+its accelerometer tells): the seconds until it stands (torso upright within 25 degrees, 0.38 m high)
+and stays standing, over the first ``--runs`` falls that left it on that side. Other falls than
+those the get-ups were found on. Medians, and how many runs fell.
 """
 
 from __future__ import annotations
@@ -124,6 +128,48 @@ def kick(yaw: float = 0.0, ahead: float = 0.0, foot: str = "right") -> dict:
     return {"distance": float(math.dist(end[:2], ball[:2])), "fell": driver.world.upright(driver.rid) < 0.5}
 
 
+STOOD_UP = 0.9                  # the torso's z axis' z component of a robot standing again
+STOOD_HEIGHT = 0.38             # m: the torso's centre above the ground standing (0.42 in the crouch)
+
+
+def fallen(side: str, seed: int) -> Driver:
+    """A kid that walked ahead 1 to 3 s under a command drawn from ``seed`` and was pushed towards its
+    ``side`` ("front" or "back"), lying still 1 s after."""
+    rng = np.random.default_rng(seed)
+    driver = robot(0.0, 0.0, rng.uniform(-3.0, 3.0), settle=60)
+    gait = kid.walk()
+    command = (rng.uniform(0.0, 1.0), rng.uniform(-0.3, 0.3), rng.uniform(-0.5, 0.5))
+    walked, pushed = rng.uniform(1.0, 3.0), rng.uniform(0.8, 1.5)
+    towards = driver.world.heading(driver.rid) + rng.uniform(-0.5, 0.5) + (0.0 if side == "front" else math.pi)
+    for k in range(int((walked + 2.0) / kid.STEP)):
+        if k == int(walked / kid.STEP):
+            vx, vy, vz = driver.world.velocity(driver.rid)
+            driver.world.push_robot(driver.rid, (vx + pushed * math.cos(towards), vy + pushed * math.sin(towards), vz))
+        driver.step(kid.leg_targets(gait.step(*command, rates=driver.gyro())) | kid.ARMS)
+    still = driver.angles()
+    for _ in range(int(1.0 / kid.STEP)):
+        driver.step(still)
+    return driver
+
+
+def get_up(side: str, seed: int, limit: float = 8.0) -> dict:
+    """The kid :func:`fallen` towards ``side`` gets up: ``lay`` (the side its accelerometer tells),
+    ``stood``: seconds from the get-up's start until it stood and stayed standing to the end
+    (``limit`` s), None if it did not."""
+    driver = fallen(side, seed)
+    lay = kid.lying(driver.world.sensor(driver.rid, "accelerometer"))
+    if lay is None:
+        return {"lay": None, "stood": None}
+    motion, stand = kid.get_up(lay, driver.angles()), kid.stand(kid.walk())
+    stood = None
+    for k in range(1, int(limit / kid.STEP) + 1):
+        targets = motion.step()
+        driver.step(stand if targets is None else targets)
+        up = driver.world.upright(driver.rid) > STOOD_UP and driver.world.pose(driver.rid)[0][2] > STOOD_HEIGHT
+        stood = (stood or k * kid.STEP) if up else None
+    return {"lay": lay, "stood": stood}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
@@ -151,6 +197,17 @@ def main() -> None:
                  for k in range(runs)]
         print(f"kick with the {foot} foot: median {statistics.median(r['distance'] for r in kicks):.2f} m, "
               f"{sum(r['fell'] for r in kicks)} falls")
+    for side in ("front", "back"):
+        tries, seed = [], 0
+        while len(tries) < runs and seed < 3 * runs:     # falls that left it on the other side do not count
+            tried = get_up(side, seed)
+            seed += 1
+            if tried["lay"] == side:
+                tries.append(tried)
+        times = [r["stood"] for r in tries if r["stood"] is not None]
+        print(f"get-up from the {side}: {sum(t <= 4.0 for t in times)}/{len(tries)} within 4 s, "
+              f"{len(times)}/{len(tries)} at all, median {statistics.median(times) if times else math.nan:.2f} s "
+              f"({seed} pushes)")
 
 
 if __name__ == "__main__":

@@ -52,8 +52,8 @@ def sample_team(tmp_path, name, numbers):
 
 
 def test_sample_players_play_a_refereed_half_and_the_report_counts_it(tmp_path):
-    # red: a goalkeeper and two field players (the kid has no get-up: one that falls is out, and on a
-    # loaded machine one sometimes does); blue: a goalkeeper. In real time (the sample players
+    # red: a goalkeeper and two field players (one that falls takes about 4 s to get up, and on a
+    # loaded machine one sometimes falls); blue: a goalkeeper. In real time (the sample players
     # answer within a step; in --fast they fall behind the simulation)
     red, blue = sample_team(tmp_path, "Reds", (1, 2, 3)), sample_team(tmp_path, "Blues", (1,))
     done = match("--red", red, "--blue", blue, "--ready-time", 5, "--half-time", 15, "--halves", 1,
@@ -66,8 +66,8 @@ def test_sample_players_play_a_refereed_half_and_the_report_counts_it(tmp_path):
     # the field players walked onto the field from the touch line, and to the ball, and moved it
     # (how far varies with how the walk meets the ball in real time: CI once saw 0.23 m). On a
     # slow, loaded machine robots sometimes fall, standing goalkeepers too (CI saw 1 + 1 falls in a
-    # 40 s game with one red field player, then 3 + 1 with two): a fallen kid does not get up, so then
-    # only the falls are counted
+    # 40 s game with one red field player, then 3 + 1 with two, before the kid got up): then only the
+    # falls are counted
     assert reds["walked_m"] >= 5, report
     reached = reds["ball_contacts"] >= 1 and report["ball_travel_m"] >= 0.1
     assert reached or reds["falls"] >= 1, report

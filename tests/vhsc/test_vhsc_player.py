@@ -21,7 +21,7 @@ from simleague.vhsc.player import MAX_DATAGRAMS, Attitude, Game, GameListener, P
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from bench_kid import kick  # noqa: E402
+from bench_kid import get_up, kick  # noqa: E402
 
 KID = find_model("kid", [BUILT_IN_MODELS])
 
@@ -197,6 +197,37 @@ def test_the_kid_kicks_with_either_foot_the_ball_before_it():
             (r["right_knee"], -r["right_hip_roll"], -r["left_ankle_roll"]))
     with pytest.raises(ValueError, match="right or left"):
         kid.kick({}, "both")
+
+
+@pytest.mark.parametrize("side, seed", [("front", 3), ("back", 3)])
+def test_the_kid_gets_up_from_its_front_and_from_its_back(side, seed):
+    # a fall of the walking kid that the get-ups were not found on (bench_kid.fallen)
+    tried = get_up(side, seed)
+    assert tried["lay"] == side and tried["stood"] is not None and tried["stood"] < 5.0, tried
+    with pytest.raises(ValueError, match="front or back"):
+        kid.get_up("side", {})
+
+
+def test_a_player_pushed_over_gets_up_and_walks_on():
+    world, rid = world_with(robot=(-2.0, 0.0, 0.0))
+    player, pending, lay, got_up = Player(3, "red"), [], [], None
+    player.me.place(-2.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time = (2.0, 0.0), 0.0
+    for i in range(int(12.0 / kid.STEP)):
+        now = i * kid.STEP
+        player.me.ball_time = now                                      # the ball ahead, as if seen
+        if i == int(3.0 / kid.STEP):                                   # walking: pushed onto its front
+            world.push_robot(rid, (1.5, 0.0, 0.0))
+        pending.append(player.act(sensed(world, rid, now), Game()))
+        if len(pending) > 2:
+            for joint, angle in pending.pop(0).items():
+                world.set_position(rid, joint, angle)
+        world.step()
+        lay.append(player.lying)
+        if got_up is None and any(lay) and player.motion is None and world.upright(rid) > 0.9:
+            got_up = world.pose(rid)[0]
+    assert any(lay) and got_up is not None                       # it knew it lay, and got up
+    assert world.upright(rid) > 0.9 and world.pose(rid)[0][0] - got_up[0] > 0.2     # and walked on to the ball
 
 
 @pytest.mark.parametrize("side, foot", [(-1.0, "right"), (1.0, "left")])

@@ -1,17 +1,18 @@
 """The sample player's robot, simleague's kid (``soccer/robots/kid.xml``): its legs for
-:mod:`simleague.walking`, the gait found for it and its kick. Joint names are the model's;
+:mod:`simleague.walking`, the gait found for it, its kick and its get-ups. Joint names are the model's;
 angles in radians with the model's signs, which are :mod:`simleague.walking`'s (every joint turns
-about the robot's x, y or z axis: x forward, y to the left, z up). The kid has no get-up yet: a
-fallen sample player lies until the referee takes it off and puts it back (issue 32).
+about the robot's x, y or z axis: x forward, y to the left, z up).
 
-The gait (:data:`KID_GAIT`) and the kick were found with CMA-ES (N. Hansen, the ``cma`` package)
+The gait (:data:`KID_GAIT`), the kick and parts of the get-ups were found with CMA-ES (N. Hansen, the ``cma`` package)
 on our world, driven as through our server (the answer acting two to four steps after what it
 read): the gait first walking ahead, turning and stepping sideways under commands that change
 every 1.5 s, then steered by the sample player itself to random places (head sweeping, arms
 down), a fall costing more than any distance or place reached; the kick (a weight shift onto the
 left foot, the right foot drawn back, swung and put down, the weight shifted back) from twelve
-standing starts, scored by how far the ball went, a fall costing 4 m.
-``benchmarks/bench_kid.py`` measures both.
+standing starts, scored by how far the ball went, a fall costing 4 m; the get-ups (:func:`get_up`)
+from six or eight falls of the walking kid pushed onto its front or back, scored by whether and
+how soon it stood, else how high it came and how near its weight was to its feet at the crouch
+on hands and feet. ``benchmarks/bench_kid.py`` measures all three.
 
 Pure and standard library only.
 """
@@ -137,4 +138,77 @@ def kick(start: dict[str, float], foot: str = "right") -> walking.Motion:
             roll, pitch, knee, ankle_pitch, ankle_roll = KID_LEG.angles(*ankle)
             legs[leg] = walking.LegPose(0.0, roll, pitch - KICK_LEAN, knee, ankle_pitch + KICK_LEAN, ankle_roll)
         frames.append((seconds, leg_targets(legs)))
+    return walking.Motion(frames + [(FINISH, stand(walk()))], start, STEP)
+
+
+#: the joints a get-up moves, each the same on both sides (the right shoulder's roll mirrored):
+#: the columns of :data:`GET_UP_FRONT` and :data:`GET_UP_BACK` after the seconds
+GET_UP_JOINTS = ("shoulder_pitch", "shoulder_roll", "elbow", "hip_pitch", "knee", "ankle_pitch")
+#: from lying on the front, keyframes (seconds to reach it; then rad, :data:`GET_UP_JOINTS`): limbs
+#: straight; the arms spread, swung over the head and brought in along the ground; pushed down,
+#: the chest lifted; the legs drawn in under the body (three keyframes); the crouch on hands and
+#: feet, the torso over the thighs, the weight over the feet (the hips bent 3.0 rad); the hands
+#: lifted; then up through crouches whose weight stays over the ankles (worked out from the
+#: model). The three keyframes and every keyframe's seconds were found with CMA-ES.
+GET_UP_FRONT = (
+    (0.462, +0.000, +0.000, +0.000, +0.000, +0.000, +0.000),
+    (0.321, +0.000, +1.500, +0.000, +0.000, +0.000, +0.000),
+    (0.137, -3.000, +1.500, +0.000, +0.000, +0.000, +0.000),
+    (0.175, -3.000, +0.000, +0.000, +0.000, +0.000, +0.000),
+    (0.264, -1.600, +0.000, +0.000, +0.000, +0.000, +0.000),
+    (0.161, -2.156, +0.000, +0.000, -0.384, +0.824, -0.523),
+    (0.130, -3.100, +0.000, +0.000, -2.793, +2.300, -1.200),
+    (0.419, -1.364, +0.000, -1.060, -2.361, +0.793, -0.223),
+    (0.213, -1.500, +0.000, +0.000, -3.000, +1.600, -0.171),
+    (0.241, +0.000, +0.000, +0.000, -3.000, +1.600, -0.171),
+    (0.215, +0.000, +0.000, +0.000, -2.636, +1.483, -0.172),
+    (0.215, +0.000, +0.000, +0.000, -2.271, +1.366, -0.191),
+    (0.215, +0.000, +0.000, +0.000, -1.907, +1.249, -0.219),
+    (0.215, +0.000, +0.000, +0.000, -1.543, +1.131, -0.253),
+    (0.215, +0.000, +0.000, +0.000, -1.179, +1.014, -0.289),
+    (0.215, +0.000, +0.000, +0.000, -0.814, +0.897, -0.325),
+    (0.215, +0.000, +0.000, +0.000, -0.450, +0.780, -0.360),
+)
+#: from lying on the back, the same way: limbs straight; the knees raised, the arms spread, swung
+#: over the head and brought in along the ground; then (three keyframes found with CMA-ES) the
+#: arms swung forward over the chest, back over the head and forward again while the legs fold:
+#: the robot sits up and its weight is thrown forward over its feet; then as from the front
+GET_UP_BACK = (
+    (0.057, +0.000, +0.000, +0.000, +0.000, +0.000, +0.000),
+    (0.050, +0.000, +1.500, +0.000, -0.500, +1.000, +0.000),
+    (0.199, +3.000, +1.500, +0.000, -0.500, +1.000, +0.000),
+    (0.050, +3.000, +0.000, +0.000, -0.500, +1.000, +0.000),
+    (0.503, -1.147, -0.300, -0.205, -0.271, +2.300, -1.200),
+    (1.283, +3.100, +0.489, +0.000, -2.468, +1.095, -1.200),
+    (0.471, -3.100, +1.435, +0.000, -3.000, +0.000, +0.223),
+    (0.062, -1.500, +1.435, +0.000, -3.000, +1.600, -0.171),
+    (0.214, +0.000, +0.000, +0.000, -3.000, +1.600, -0.171),
+    (0.189, +0.000, +0.000, +0.000, -2.636, +1.483, -0.172),
+    (0.189, +0.000, +0.000, +0.000, -2.271, +1.366, -0.191),
+    (0.189, +0.000, +0.000, +0.000, -1.907, +1.249, -0.219),
+    (0.189, +0.000, +0.000, +0.000, -1.543, +1.131, -0.253),
+    (0.189, +0.000, +0.000, +0.000, -1.179, +1.014, -0.289),
+    (0.189, +0.000, +0.000, +0.000, -0.814, +0.897, -0.325),
+    (0.189, +0.000, +0.000, +0.000, -0.450, +0.780, -0.360),
+)
+GET_UPS = {"front": GET_UP_FRONT, "back": GET_UP_BACK}
+
+
+def get_up(side: str, start: dict[str, float]) -> walking.Motion:
+    """The get-up from lying on ``side`` ("front" or "back", :func:`lying`) from the joint angles
+    ``start`` (rad by joint name), ending in the walking crouch: :data:`GET_UP_FRONT` or
+    :data:`GET_UP_BACK`, the joints they leave out (head, hip yaw and roll, ankle roll) held
+    straight. Both were found with CMA-ES on our world over falls of the walking kid pushed
+    forward or backward (``benchmarks/bench_kid.py`` measures them on other falls). Raises
+    ValueError for another side."""
+    if side not in GET_UPS:
+        raise ValueError(f"the kid gets up from its front or back, not {side!r}")
+    straight = {joint: 0.0 for joint in JOINTS}
+    frames = []
+    for seconds, *angles in GET_UPS[side]:
+        targets = {}
+        for name, angle in zip(GET_UP_JOINTS, angles):
+            targets[f"left_{name}"] = angle
+            targets[f"right_{name}"] = -angle if name.endswith("roll") else angle
+        frames.append((seconds, straight | targets))
     return walking.Motion(frames + [(FINISH, stand(walk()))], start, STEP)

@@ -5,8 +5,10 @@ connects with the environment the simulator gives robot software (``ROBOCUP_SIMU
 finds the ball in its camera's images (:mod:`simleague.vhsc.camera`), goes behind it and walks it
 or kicks it towards the opponents' goal; the nearest field player goes for the ball (the team's
 players tell each other their distances to it over UDP), the others follow it at their places;
-the goalkeeper (player 1) keeps to its goal and clears balls that come near. The kid has no
-get-up yet: a fallen player lies until the referee takes it off and puts it back.
+the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
+gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
+:data:`LIE_STILL` s; one lying on its side is left to the referee, who takes it off after its
+fallen timeout and puts it back.
 
 Where it is comes from its own sensors: the heading from the gyro (:class:`Attitude`), the
 position from the walk's own steps (odometry), both reset where the rules put a robot: at its
@@ -67,6 +69,7 @@ KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
 SETTLE = 0.8                     # s standing in the crouch before walking off
+LIE_STILL = 0.5                  # s lying on the front or back before getting up (the fall is over)
 TURN_WALKING = 0.4              # most turn (share of full) while walking on
 TURN_ON_SPOT = 0.5               # rad: a target further off than this is turned to first
 TILT_GAIN = 0.002                # share of the accelerometer's tilt taken into the attitude each step
@@ -251,6 +254,7 @@ class Player:
         self.on_ball = False
         self.kicking: str | None = None                   # the foot of a kick about to start
         self._stopped: float | None = None                 # when the walk came to a stop for a kick
+        self._lying_since: float | None = None             # when it was last seen lying, not yet getting up
 
     # ------------------------------------------------------------------ bookkeeping
     def _on_left(self, first_half: bool) -> bool:
@@ -361,10 +365,18 @@ class Player:
             if targets is not None:
                 return targets
             self.motion, self.standing_since = None, None
-        self.lying = kid.lying([9.81 * u for u in self.me.up]) is not None   # filtered: a step's jolt is no fall
-        if self.lying:                                     # no get-up: wait for the referee
+        side = kid.lying([9.81 * u for u in self.me.up])   # filtered: a step's jolt is no fall
+        self.lying = side is not None
+        if not self.lying:
+            self._lying_since = None
+        else:
             self.standing_since, self.walk = None, kid.walk()
-            return kid.stand(self.walk)
+            if self._lying_since is None:
+                self._lying_since = s.time
+            if s.time - self._lying_since < LIE_STILL:
+                return kid.stand(self.walk)
+            self.motion, self._lying_since = kid.get_up(side, s.angles), None
+            return self.motion.step()
         if self.standing_since is None:
             self.standing_since = s.time
         if s.time - self.standing_since < SETTLE:          # bend into the crouch before walking
