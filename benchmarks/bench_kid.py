@@ -15,7 +15,7 @@ degrees per second and metres per second over the 6 s after a 1 s start. Kick: t
 2 cm further than the kick's place, each run facing another way, with either foot: how far it went. Get-ups:
 each run the kid walks 1 to 3 s under another command, is pushed towards its front or back (0.8 to
 1.5 m/s, up to 0.5 rad off straight), lies 1 s, and gets up (simleague.vhsc.kid.get_up from the side
-its accelerometer tells): the seconds until it stands (torso upright within 25 degrees, 0.38 m high)
+its accelerometer tells): the seconds until it stands (torso upright within 26 degrees, 0.38 m high)
 and stays standing, over the first ``--runs`` falls that left it on that side. Other falls than
 those the get-ups were found on. Medians, and how many runs fell.
 """
