@@ -144,12 +144,17 @@ def kick(start: dict[str, float], foot: str = "right") -> walking.Motion:
 #: the joints a get-up moves, each the same on both sides (the right shoulder's roll mirrored):
 #: the columns of :data:`GET_UP_FRONT` and :data:`GET_UP_BACK` after the seconds
 GET_UP_JOINTS = ("shoulder_pitch", "shoulder_roll", "elbow", "hip_pitch", "knee", "ankle_pitch")
+#: the crouches from the one on hands and feet (the get-ups' last keyframe) up to the walking
+#: crouch whose weight stays over the ankles, worked out from the model: (hip pitch, knee, ankle
+#: pitch) rad of both legs, the arms down; a get-up rises through them at :data:`RISE`'s seconds each
+RISING = ((-2.636, 1.483, -0.172), (-2.271, 1.366, -0.191), (-1.907, 1.249, -0.219), (-1.543, 1.131, -0.253),
+          (-1.179, 1.014, -0.289), (-0.814, 0.897, -0.325), (-0.450, 0.780, -0.360))
 #: from lying on the front, keyframes (seconds to reach it; then rad, :data:`GET_UP_JOINTS`): limbs
 #: straight; the arms spread, swung over the head and brought in along the ground; pushed down,
 #: the chest lifted; the legs drawn in under the body (three keyframes); the crouch on hands and
 #: feet, the torso over the thighs, the weight over the feet (the hips bent 3.0 rad); the hands
-#: lifted; then up through crouches whose weight stays over the ankles (worked out from the
-#: model). The three keyframes and every keyframe's seconds were found with CMA-ES.
+#: lifted; then up through :data:`RISING`. The three keyframes and all the seconds (the rise's
+#: too) were found with CMA-ES.
 GET_UP_FRONT = (
     (0.462, +0.000, +0.000, +0.000, +0.000, +0.000, +0.000),
     (0.321, +0.000, +1.500, +0.000, +0.000, +0.000, +0.000),
@@ -161,13 +166,6 @@ GET_UP_FRONT = (
     (0.419, -1.364, +0.000, -1.060, -2.361, +0.793, -0.223),
     (0.213, -1.500, +0.000, +0.000, -3.000, +1.600, -0.171),
     (0.241, +0.000, +0.000, +0.000, -3.000, +1.600, -0.171),
-    (0.215, +0.000, +0.000, +0.000, -2.636, +1.483, -0.172),
-    (0.215, +0.000, +0.000, +0.000, -2.271, +1.366, -0.191),
-    (0.215, +0.000, +0.000, +0.000, -1.907, +1.249, -0.219),
-    (0.215, +0.000, +0.000, +0.000, -1.543, +1.131, -0.253),
-    (0.215, +0.000, +0.000, +0.000, -1.179, +1.014, -0.289),
-    (0.215, +0.000, +0.000, +0.000, -0.814, +0.897, -0.325),
-    (0.215, +0.000, +0.000, +0.000, -0.450, +0.780, -0.360),
 )
 #: from lying on the back, the same way: limbs straight; the knees raised, the arms spread, swung
 #: over the head and brought in along the ground; then (three keyframes found with CMA-ES) the
@@ -183,29 +181,24 @@ GET_UP_BACK = (
     (0.471, -3.100, +1.435, +0.000, -3.000, +0.000, +0.223),
     (0.062, -1.500, +1.435, +0.000, -3.000, +1.600, -0.171),
     (0.214, +0.000, +0.000, +0.000, -3.000, +1.600, -0.171),
-    (0.189, +0.000, +0.000, +0.000, -2.636, +1.483, -0.172),
-    (0.189, +0.000, +0.000, +0.000, -2.271, +1.366, -0.191),
-    (0.189, +0.000, +0.000, +0.000, -1.907, +1.249, -0.219),
-    (0.189, +0.000, +0.000, +0.000, -1.543, +1.131, -0.253),
-    (0.189, +0.000, +0.000, +0.000, -1.179, +1.014, -0.289),
-    (0.189, +0.000, +0.000, +0.000, -0.814, +0.897, -0.325),
-    (0.189, +0.000, +0.000, +0.000, -0.450, +0.780, -0.360),
 )
 GET_UPS = {"front": GET_UP_FRONT, "back": GET_UP_BACK}
+RISE = {"front": 0.215, "back": 0.189}          # s from one of :data:`RISING`'s crouches to the next
 
 
 def get_up(side: str, start: dict[str, float]) -> walking.Motion:
     """The get-up from lying on ``side`` ("front" or "back", :func:`lying`) from the joint angles
-    ``start`` (rad by joint name), ending in the walking crouch: :data:`GET_UP_FRONT` or
-    :data:`GET_UP_BACK`, the joints they leave out (head, hip yaw and roll, ankle roll) held
-    straight. Both were found with CMA-ES on our world over falls of the walking kid pushed
-    forward or backward (``benchmarks/bench_kid.py`` measures them on other falls). Raises
+    ``start`` (rad by joint name): :data:`GET_UP_FRONT` or :data:`GET_UP_BACK`, then up through
+    :data:`RISING` and into the walking crouch; the joints the tables leave out (head, hip yaw and
+    roll, ankle roll) held straight. Found with CMA-ES on our world over falls of the walking kid
+    pushed forward or backward (``benchmarks/bench_kid.py`` measures them on other falls). Raises
     ValueError for another side."""
     if side not in GET_UPS:
         raise ValueError(f"the kid gets up from its front or back, not {side!r}")
     straight = {joint: 0.0 for joint in JOINTS}
     frames = []
-    for seconds, *angles in GET_UPS[side]:
+    rise = tuple((RISE[side], 0.0, 0.0, 0.0, *crouch) for crouch in RISING)
+    for seconds, *angles in GET_UPS[side] + rise:
         targets = {}
         for name, angle in zip(GET_UP_JOINTS, angles):
             targets[f"left_{name}"] = angle
