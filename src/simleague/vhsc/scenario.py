@@ -37,11 +37,13 @@ import json
 import math
 import multiprocessing
 import os
+import shlex
 import signal
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from multiprocessing import resource_tracker
+from multiprocessing import resource_tracker, spawn
 from pathlib import Path
 
 from .. import errors
@@ -431,25 +433,39 @@ def _run_or_error(folder: Path, models: list[Path]) -> ScenarioResult | Scenario
         return e
 
 
-def _pool_deaf_to_ctrl_c(jobs: int):
-    """A spawn pool of ``jobs`` workers that ignore SIGINT from their first instruction: a
+def _pool_deaf_to_ctrl_c(jobs: int, folder: Path):
+    """A spawn pool of ``jobs`` workers that ignore SIGINT before Python starts in them: a
     terminal's Ctrl-C goes to its whole process group, and a worker still importing would print a
-    KeyboardInterrupt traceback. An ignored signal stays ignored across exec, and Python keeps it
-    so (a blocked one does not stay blocked: multiprocessing clears the mask), so SIGINT is
-    ignored while the pool starts its workers; it is blocked as well, which on Linux keeps a
-    Ctrl-C of that moment pending for the caller rather than lost (multiprocessing's resource
-    tracker, which unblocks SIGINT once it has started, is started before). Called from another
-    thread than the main one, where signals cannot be handled, the pool is started as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        return multiprocessing.get_context("spawn").Pool(jobs)
+    KeyboardInterrupt traceback. Each worker is started through a shell script in ``folder`` that
+    ignores SIGINT and execs Python (an ignored signal stays ignored across exec, and Python keeps
+    it so; a Ctrl-C before the script's first line ends that worker quietly, and the pool starts
+    another). This process keeps catching SIGINT meanwhile: a Ctrl-C while the pool starts is
+    noted and raised as KeyboardInterrupt once the pool is whole (and stopped). Ignoring it here
+    instead, as the workers inherit, lost such a Ctrl-C now and then: Linux may hand a signal sent
+    to the process to another thread (numpy's), which drops it while it is ignored. Elsewhere than
+    in the main thread, where signals cannot be handled, or where there is no POSIX shell, the pool
+    is started as it is."""
+    context = multiprocessing.get_context("spawn")
+    if threading.current_thread() is not threading.main_thread() or os.name != "posix":
+        return context.Pool(jobs)
     resource_tracker.ensure_running()
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    python = folder / "python-deaf-to-ctrl-c"
+    python.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(os.fsdecode(spawn.get_executable()))} \"$@\"\n")
+    python.chmod(0o700)
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    executable = spawn.get_executable()
+    spawn.set_executable(str(python))
     try:
-        return multiprocessing.get_context("spawn").Pool(jobs)
+        pool = context.Pool(jobs)
     finally:
+        spawn.set_executable(executable)
         signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if caught:
+        pool.terminate()
+        pool.join()
+        raise KeyboardInterrupt
+    return pool
 
 
 def run_scenarios(folders: list[Path], models: list[Path] | None = None,
@@ -466,12 +482,13 @@ def run_scenarios(folders: list[Path], models: list[Path] | None = None,
         for folder in folders:
             yield folder, _run_or_error(folder, models)
         return
-    pool = _pool_deaf_to_ctrl_c(jobs)
-    try:
-        yield from zip(folders, pool.imap(functools.partial(_run_or_error, models=models), folders))
-    finally:
-        pool.terminate()
-        pool.join()
+    with tempfile.TemporaryDirectory(prefix="simleague-scenarios-") as folder:
+        pool = _pool_deaf_to_ctrl_c(jobs, Path(folder))
+        try:
+            yield from zip(folders, pool.imap(functools.partial(_run_or_error, models=models), folders))
+        finally:
+            pool.terminate()
+            pool.join()
 
 
 def find_scenarios(paths: list[Path]) -> list[Path]:
