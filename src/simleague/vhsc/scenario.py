@@ -449,12 +449,12 @@ def _pool_deaf_to_ctrl_c(jobs: int, folder: Path):
     if threading.current_thread() is not threading.main_thread() or os.name != "posix":
         return context.Pool(jobs)
     resource_tracker.ensure_running()
+    executable = spawn.get_executable()
     python = folder / "python-deaf-to-ctrl-c"
-    python.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(os.fsdecode(spawn.get_executable()))} \"$@\"\n")
+    python.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(os.fsdecode(executable))} \"$@\"\n")
     python.chmod(0o700)
     caught = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    executable = spawn.get_executable()
     spawn.set_executable(str(python))
     try:
         pool = context.Pool(jobs)
