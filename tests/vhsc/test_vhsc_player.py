@@ -107,6 +107,10 @@ def test_the_player_reads_its_state_from_the_game_controller():
     red2, red3, blue1 = (Game.from_packet(data, c, n) for c, n in (("red", 2), ("red", 3), ("blue", 1)))
     assert (red2.state, red2.kick_off, red2.penalised, red2.their_set_play) == (gc.STATE_READY, True, True, True)
     assert (red3.penalised, blue1.kick_off, blue1.their_set_play) == (False, False, False)
+    assert (red2.our_set_play, blue1.our_set_play, blue1.penalty_kick) == (False, True, False)
+    overtime = gc.GameData.decode(gc.GameData(teams, state=gc.STATE_PLAYING, secondary_state=gc.STATE2_OVERTIME).encode())
+    red2 = Game.from_packet(overtime, "red", 2)
+    assert not (red2.our_set_play or red2.their_set_play)                     # an overtime is no set play
     assert Game.from_packet(gc.GameData((gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(8, gc.TEAM_BLUE))), "red", 1) is None
 
 
@@ -267,3 +271,64 @@ def test_before_a_kick_off_no_two_players_walk_across_each_others_way(left_first
         ways[number] = (start, place)
     for one, other in itertools.combinations(ways, 2):
         assert not crosses(*ways[one], *ways[other]), (one, other, ways)
+
+
+def test_a_penalised_player_knows_it_stands_where_the_referee_put_it():
+    """Taken off while walking: for the 30 s of the penalty the walk's last steps do not count."""
+    world, rid = world_with(robot=(-1.0, 0.0, 0.0))
+    player = Player(3, "red")
+    player.me.place(-1.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time = (2.0, 0.5), 0.0
+    playing, penalised = Game(), Game(penalised=True)
+    for i in range(int(40.0 / kid.STEP)):
+        now = i * kid.STEP
+        player.me.ball_time = now
+        game = playing if now < 5.0 else penalised
+        for joint, angle in player.act(sensed(world, rid, now), game).items():
+            if now < 5.0:                                          # the referee holds its joints after
+                world.set_position(rid, joint, angle)
+        world.step()
+        if i == int(4.9 / kid.STEP):
+            assert player.walk.moving                              # it was walking when taken off
+    # taken to the penalty mark's x on the touch line, the ball seen at y > 0: on the y < 0 line
+    assert (player.me.x, player.me.y) == pytest.approx((-3.0, -3.06), abs=1e-9)
+
+
+def _decision(number: int, at: tuple[float, float, float], game: Game, ball=(0.0, 0.0)):
+    player = Player(number, "red")
+    player.me.place(*at)
+    player.me.ball, player.me.ball_time, player.game = ball, 0.0, game
+    return player._decide(Sensed(0.1, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+
+
+def test_at_their_penalty_kick_the_goalkeeper_stands_on_its_line_and_the_others_leave_the_area():
+    """The referee takes off, when the kick is taken, any defender between the penalty mark
+    (1.5 m from the goal line) and the goal line but the goalkeeper on it."""
+    theirs = Game(their_set_play=True, penalty_kick=True)
+    mark = (-3.0, 0.0)
+    assert _decision(1, (-4.1, 0.0, 0.0), theirs, mark)[0] < 0                  # back to the line
+    assert _decision(1, (-4.55, 0.0, 0.0), theirs, mark)[:2] == (0.0, 0.0)      # there: stays
+    assert _decision(2, (-3.6, 0.0, 0.0), theirs, mark)[0] > 0                  # out of the area
+    assert _decision(2, (-2.0, 0.0, 0.0), theirs, mark)[:2] == (0.0, 0.0)       # 1 m before the mark
+    # at their free kick the goalkeeper keeps its goal, 0.4 m before the line
+    free_kick = Game(their_set_play=True)
+    assert _decision(1, (-4.1, 0.0, 0.0), free_kick, mark)[:2] == (0.0, 0.0)
+
+
+def test_at_their_kick_off_players_hold_their_places_until_the_ball_is_in_play():
+    waiting = Game(kick_off=False, free=False)
+    forward, sideways, turn = _decision(3, (-1.2, -1.0, 0.0), waiting)
+    assert (forward, sideways) == (0.0, 0.0) and turn > 0                       # turns to face the ball
+    assert _decision(3, (-1.2, -1.0, 0.0), Game(kick_off=False))[0] > 0          # in play: to the ball
+    assert _decision(3, (-0.5, -0.3, 0.0), waiting)[:2] != (0.0, 0.0)           # too near: walks away
+
+
+def test_at_our_set_play_the_taker_waits_behind_the_ball_until_it_may_be_played():
+    """A touch of the ball before the set play's end is a warning (two make a yellow card)."""
+    ours = Game(our_set_play=True)
+    ball = (1.0, 0.0)
+    assert _decision(3, (0.6, 0.0, 0.0), ours, ball)[0] < 0                    # too near: backs off
+    assert _decision(3, (0.4, 0.0, 0.0), ours, ball)[:2] == (0.0, 0.0)         # 0.6 m behind: waits
+    assert _decision(3, (0.4, 0.0, 0.0), Game(), ball)[0] > 0                  # the set play over: goes
+    assert _decision(1, (-4.1, 0.0, 0.0), ours, (-3.5, 0.0))[:2] == (0.0, 0.0)  # the goalkeeper stays
+

@@ -51,9 +51,11 @@ STARTS = {1: (-3.5, -TOUCH_LINE_START, math.pi / 2), 2: (-3.5, TOUCH_LINE_START,
           3: (-1.0, -TOUCH_LINE_START, math.pi / 2), 4: (-1.0, TOUCH_LINE_START, -math.pi / 2)}
 #: own-frame (x, y) to walk to before a kick-off (when we kick off, when they do), for a team on
 #: the left; on the right each player starts on the other touch line, and the places are mirrored
-#: too (:meth:`Player.ready_place`)
+#: too (:meth:`Player.ready_place`). Kept 0.4 m or more inside our half and out of the centre
+#: circle (0.75 m): the odometry of the walk there from the touch line is that far off at times,
+#: and a robot in the wrong place at ``set`` is taken off.
 KICK_OFF_PLACES = {1: ((-4.0, 0.0), (-4.0, 0.0)), 2: ((-2.2, 0.8), (-2.2, 0.8)),
-                   3: ((-1.2, -1.0), (-1.2, -1.0)), 4: ((-0.3, 0.0), (-1.1, 0.3))}
+                   3: ((-1.2, -1.0), (-1.2, -1.0)), 4: ((-0.6, 0.0), (-1.4, 0.3))}
 TEAM_PORTS = {"red": 3737, "blue": 3738}           # UDP ports of the players' own messages (one per team)
 MAX_DATAGRAMS = 64               # UDP packets (GameController, team) read in one step
 SAY_EVERY = 0.25                 # s between a player's messages to its team
@@ -68,6 +70,11 @@ KICK_STILL = 0.5                 # s standing still before a kick (kicking out o
 KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
+WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at for our set play's end
+CAREFUL_NEAR = 1.5               # m from the ball within which the player walks carefully, but when
+CAREFUL = 0.4                    # it walks the ball on, at this share of full speed: 0.18 m/s, under the
+                                 # referee's FOUL_SPEED (a faster robot near the ball that runs into one
+                                 # moving to the ball fouls, unless it moves to the ball and is nearer)
 SETTLE = 0.8                     # s standing in the crouch before walking off
 LIE_STILL = 0.5                  # s lying on the front or back before getting up (the fall is over)
 TURN_WALKING = 0.4              # most turn (share of full) while walking on
@@ -102,7 +109,8 @@ class Game:
     """What the player takes from the GameController: ``state`` (gc.STATE_*), whether ``we``
     kick off, our ``penalised`` status, whether the opponents have a set play under way, whether
     the ball is ``free`` (not waiting to be put in play by a kick-off: the packets count down its
-    ``secondary_time`` then) and the half."""
+    ``secondary_time`` then), the half, whether the set play under way is a penalty kick, and
+    whether we have a set play under way."""
 
     state: int = gc.STATE_PLAYING
     kick_off: bool = True
@@ -110,6 +118,8 @@ class Game:
     their_set_play: bool = False
     first_half: bool = True
     free: bool = True
+    penalty_kick: bool = False
+    our_set_play: bool = False
 
     @classmethod
     def from_packet(cls, data: gc.GameData, colour: str, number: int) -> Game | None:
@@ -120,10 +130,12 @@ class Game:
         if ours is None:
             return None
         penalised = 1 <= number <= len(ours.players) and ours.players[number - 1].penalty != gc.PENALTY_NONE
-        their = data.secondary_state != gc.STATE2_NORMAL and data.secondary_state_info[0] != ours.number
+        set_play = data.secondary_state in gc.SET_PLAYS        # not overtime, a shoot-out or a timeout
+        their = set_play and data.secondary_state_info[0] != ours.number
         waiting = (data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL
                    and data.secondary_time > 0)
-        return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting)
+        return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting,
+                   data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their)
 
 
 class Attitude:
@@ -255,6 +267,7 @@ class Player:
         self.kicking: str | None = None                   # the foot of a kick about to start
         self._stopped: float | None = None                 # when the walk came to a stop for a kick
         self._lying_since: float | None = None             # when it was last seen lying, not yet getting up
+        self.dribbling = False                             # walking the ball on this step
 
     # ------------------------------------------------------------------ bookkeeping
     def _on_left(self, first_half: bool) -> bool:
@@ -293,7 +306,7 @@ class Player:
             else:
                 side = -1.0 if self._on_left(game.first_half) else 1.0
             self.me.place(-(HALF_LENGTH - PENALTY_MARK), side * TOUCH_LINE_START, -side * math.pi / 2)
-            self.motion = None
+            self.motion, self.walk = None, kid.walk()
         self.game = game
 
     def _sense(self, s: Sensed) -> None:
@@ -358,7 +371,8 @@ class Player:
         self._see(s)
         head = self._head(s)
         if self.game.penalised or self.game.state in (gc.STATE_INITIAL, gc.STATE_FINISHED):
-            self.motion, self.standing_since = None, None
+            # held still: a walk stopped too, or the odometry would go on counting its last steps
+            self.motion, self.standing_since, self.walk = None, None, kid.walk()
             return kid.stand(self.walk) | head
         if self.motion is not None:
             targets = self.motion.step()
@@ -381,7 +395,10 @@ class Player:
             self.standing_since = s.time
         if s.time - self.standing_since < SETTLE:          # bend into the crouch before walking
             return kid.stand(self.walk) | head
+        self.dribbling = False
         forward, sideways, turn = self._decide(s)
+        if self.game.state == gc.STATE_PLAYING and not self.dribbling and self._ball_distance(s.time) < CAREFUL_NEAR:
+            forward = _clamp(forward, CAREFUL)
         if self.kicking is not None:
             self.motion = kid.kick(s.angles, self.kicking)
             self.kicking, self._stopped = None, None
@@ -408,10 +425,22 @@ class Player:
         if not seen:
             return 0.0, 0.0, 1.0 if self.number % 2 else -1.0                 # turn to find it
         bx, by = me.ball
+        to_ball = math.atan2(by - me.y, bx - me.x)
+        if self.game.their_set_play and self.game.penalty_kick:
+            return self._their_penalty_kick(bx, by, to_ball)
+        if not (self.game.free or self.game.kick_off) and self.number != 1 and \
+                math.dist((bx, by), (me.x, me.y)) > KEEP_AWAY:  # their kick-off: the places were right
+            return 0.0, 0.0, _clamp(wrap(to_ball - me.heading) / 0.4)
+        if self.game.our_set_play:               # a touch before the set play's end is a warning
+            if self.number == 1:
+                return self._go_to(-HALF_LENGTH + 0.4, max(-0.8, min(0.8, by * 0.5)), 0.0)
+            if self._takes_ball(s.time):
+                aim = math.atan2(GOAL[1] - by, GOAL[0] - bx)
+                return self._go_to(bx - WAIT_BEHIND * math.cos(aim), by - WAIT_BEHIND * math.sin(aim), aim,
+                                   avoid=(bx, by))
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
-            return self._go_to(bx - KEEP_AWAY * 1.3, by + 0.5 * SUPPORT.get(self.number, SUPPORT[3])[1],
-                               math.atan2(by - me.y, bx - me.x))
+            return self._go_to(bx - KEEP_AWAY * 1.3, by + 0.5 * SUPPORT.get(self.number, SUPPORT[3])[1], to_ball)
         if self.number == 1 and not (bx < -HALF_LENGTH + 1.5 and abs(by) < 1.8):
             return self._go_to(-HALF_LENGTH + 0.4, max(-0.8, min(0.8, by * 0.5)), 0.0)
         if self.number == 1 or self._takes_ball(s.time):
@@ -442,11 +471,22 @@ class Player:
                     self.kicking = foot
                 return 0.0, 0.0, 0.0
             # walk the ball on: steer to keep it before the feet and to face the goal
+            self.dribbling = True
             steer = 0.5 * facing + 1.5 * math.atan2(ry, max(rx, 0.1))
             return 1.0, _clamp(ry / 0.1), _clamp(steer, TURN_WALKING)
         if math.dist(spot, (me.x, me.y)) > 0.15 or abs(facing) > ALIGNED:
             return self._go_to(*spot, aim, avoid=(bx, by))
         return 0.6, _clamp(ry / 0.1), _clamp(facing / 0.5, TURN_WALKING)
+
+    def _their_penalty_kick(self, bx: float, by: float, to_ball: float) -> tuple[float, float, float]:
+        """Where the rules want the defenders when the penalty kick is taken: the goalkeeper on
+        its goal line, the others neither between the penalty mark and the goal line nor within
+        the free-kick distance of the ball (seed 000's referee; the league's referee,
+        check_penalty_kick_positions)."""
+        if self.number == 1:
+            return self._go_to(-HALF_LENGTH - 0.05, 0.0, 0.0)
+        x = max(bx, -HALF_LENGTH + PENALTY_MARK) + KEEP_AWAY
+        return self._go_to(x, by + SUPPORT.get(self.number, SUPPORT[3])[1], to_ball)
 
     def _go_to(self, x: float, y: float, heading: float, avoid: tuple[float, float] | None = None):
         """Walk to own-frame (x, y), facing ``heading`` (rad) once there; around ``avoid`` (the

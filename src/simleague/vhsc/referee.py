@@ -89,7 +89,9 @@ from .gamecontroller import (
     STATE2_DIRECT_FREEKICK,
     STATE2_GOAL_KICK,
     STATE2_NORMAL,
+    STATE2_OVERTIME,
     STATE2_PENALTY_KICK,
+    STATE2_PENALTY_SHOOT,
     STATE2_THROW_IN,
     STATE_FINISHED,
     STATE_INITIAL,
@@ -112,8 +114,6 @@ IN_PLAY_MOVE = 0.05           # m the ball must move after its first touch to be
 DROPPED_BALL_TIMEOUT = 120.0  # s a ball in play may lie still before a dropped ball
 ACTUATORS_OFF = 1.0           # s a robot put somewhere by the referee stays without motors
 SETTLE = 0.04                 # s after which a robot put somewhere is put there again (5 steps)
-STATE2_OVERTIME = 2           # the GameController's secondary state of an overtime half
-STATE2_PENALTY_SHOOT = 1      # the GameController's secondary state of a penalty shoot-out
 SHOOTOUT_SET_TIME = 15.0      # s in set before each penalty of a shoot-out
 SHOOTOUT_TRIAL_TIME = 60.0    # s a penalty of a shoot-out lasts at most
 SHOOTOUT_KICKS = 10           # penalties of a shoot-out (5 a team), then 10 more if still drawn
