@@ -55,14 +55,15 @@ def test_sample_players_play_a_refereed_half_and_the_report_counts_it(tmp_path):
     # red: a goalkeeper and two field players (one that falls takes about 4 s to get up, and on a
     # loaded machine one sometimes falls); blue: a goalkeeper. In real time (the sample players
     # answer within a step; in --fast they fall behind the simulation)
+    # A 25 s half: the last 1.5 m to the ball a player walks carefully (0.18 m/s), 7 s or more.
     red, blue = sample_team(tmp_path, "Reds", (1, 2, 3)), sample_team(tmp_path, "Blues", (1,))
-    done = match("--red", red, "--blue", blue, "--ready-time", 5, "--half-time", 15, "--halves", 1,
-                 "--seconds", 30, "--json", "--red-base", free_base(), "--blue-base", free_base())
+    done = match("--red", red, "--blue", blue, "--ready-time", 5, "--half-time", 25, "--halves", 1,
+                 "--seconds", 40, "--json", "--red-base", free_base(), "--blue-base", free_base())
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     reds, blues = report["teams"]
     assert (reds["name"], reds["connected"], blues["name"], blues["connected"]) == ("Reds", 3, "Blues", 1)
-    assert report["state"] == "game over" and report["simulated_s"] == pytest.approx(25.0, abs=0.1)
+    assert report["state"] == "game over" and report["simulated_s"] == pytest.approx(35.0, abs=0.1)
     # the field players walked onto the field from the touch line, and to the ball, and moved it
     # (how far varies with how the walk meets the ball in real time: CI once saw 0.23 m). On a
     # slow, loaded machine robots sometimes fall, standing goalkeepers too (CI saw 1 + 1 falls in a
