@@ -240,6 +240,13 @@ def _clamp(value: float, most: float = 1.0) -> float:
     return max(-most, min(most, value))
 
 
+def _behind(bx: float, by: float, distance: float) -> tuple[tuple[float, float], float]:
+    """The own-frame point ``distance`` m behind the ball at (``bx``, ``by``) as seen from the
+    opponents' goal, and the direction (rad) from the ball to the goal."""
+    aim = math.atan2(GOAL[1] - by, GOAL[0] - bx)
+    return (bx - distance * math.cos(aim), by - distance * math.sin(aim)), aim
+
+
 class Player:
     """The sample player's decisions: ``Player(number, colour, left_first)`` (whether its team
     plays on the left in the first half); each step :meth:`act` with the step's :class:`Sensed`
@@ -433,16 +440,15 @@ class Player:
             return 0.0, 0.0, _clamp(wrap(to_ball - me.heading) / 0.4)
         if self.game.our_set_play:               # a touch before the set play's end is a warning
             if self.number == 1:
-                return self._go_to(-HALF_LENGTH + 0.4, max(-0.8, min(0.8, by * 0.5)), 0.0)
+                return self._keep_goal(by)
             if self._takes_ball(s.time):
-                aim = math.atan2(GOAL[1] - by, GOAL[0] - bx)
-                return self._go_to(bx - WAIT_BEHIND * math.cos(aim), by - WAIT_BEHIND * math.sin(aim), aim,
-                                   avoid=(bx, by))
+                spot, aim = _behind(bx, by, WAIT_BEHIND)
+                return self._go_to(*spot, aim, avoid=(bx, by))
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
             return self._go_to(bx - KEEP_AWAY * 1.3, by + 0.5 * SUPPORT.get(self.number, SUPPORT[3])[1], to_ball)
         if self.number == 1 and not (bx < -HALF_LENGTH + 1.5 and abs(by) < 1.8):
-            return self._go_to(-HALF_LENGTH + 0.4, max(-0.8, min(0.8, by * 0.5)), 0.0)
+            return self._keep_goal(by)
         if self.number == 1 or self._takes_ball(s.time):
             return self._attack(bx, by)
         dx, dy = SUPPORT.get(self.number, SUPPORT[3])
@@ -454,8 +460,7 @@ class Player:
         """Go behind the ball as seen from the goal, then kick it when it lies before a foot
         (:data:`simleague.vhsc.kid.KICK_BALL`, mirrored for the left), else walk it towards the goal."""
         me = self.me
-        aim = math.atan2(GOAL[1] - by, GOAL[0] - bx)
-        spot = (bx - BEHIND * math.cos(aim), by - BEHIND * math.sin(aim))
+        spot, aim = _behind(bx, by, BEHIND)
         rx, ry = me.to_robot(bx, by)
         facing = wrap(aim - me.heading)
         if rx > 0.05 and abs(ry) < 0.15 and abs(facing) < ALIGNED:
@@ -477,6 +482,11 @@ class Player:
         if math.dist(spot, (me.x, me.y)) > 0.15 or abs(facing) > ALIGNED:
             return self._go_to(*spot, aim, avoid=(bx, by))
         return 0.6, _clamp(ry / 0.1), _clamp(facing / 0.5, TURN_WALKING)
+
+    def _keep_goal(self, by: float) -> tuple[float, float, float]:
+        """The goalkeeper's place in its goal, 0.4 m before the line, following the ball's ``by``
+        halfway, within 0.8 m of the middle."""
+        return self._go_to(-HALF_LENGTH + 0.4, max(-0.8, min(0.8, by * 0.5)), 0.0)
 
     def _their_penalty_kick(self, bx: float, by: float, to_ball: float) -> tuple[float, float, float]:
         """Where the rules want the defenders when the penalty kick is taken: the goalkeeper on
