@@ -1,4 +1,5 @@
-"""What the sample player makes of its camera's images: where the ball is. The kid robot's camera
+"""What the sample player makes of its camera's images: where the ball is, and where robots and
+goal posts stand near it (:func:`find_obstacles`). The kid robot's camera
 (simleague's ``kid.xml``: 320 x 240 pixels, 60 degrees vertical field of view, 5.5 cm ahead of
 and 5 cm above the head's pitch axis) sees a white ball, white lines painted on green turf, grey
 robots and goals. The ball is the white blob that is as wide as a ball would be where it lies:
@@ -33,6 +34,11 @@ FILLED = 0.55                # least share of the ball's radius the white must f
 MAX_RANGE = 6.0              # m: a ball further away is too small to tell from a line
 SHADED = 8                   # least spread of brightness (0-255) over a ball's white: lines are even
 CANDIDATES = 4               # ball-sized blobs looked at, best first
+TURF = 20                    # least margin of a turf pixel's green over its red and over its blue (0-255)
+OBSTACLE_RANGE = 1.5         # m: things standing further away are not reported
+OBSTACLE_COLUMNS = 4         # every this many image columns are looked at
+STANDING = 0.2               # m: a thing at least this tall stands (the ball is 0.14 m)
+DARK = 140                   # a robot's or a post's pixel: its darkest channel under this (0-255)
 
 
 @dataclass(frozen=True)
@@ -97,18 +103,70 @@ def tilt(accelerometer) -> tuple[float, float]:
     return math.atan2(-ax, az), math.atan2(ay, math.hypot(ax, az))
 
 
+def _pixels(image: bytes) -> np.ndarray:
+    """The raw image as an array (HEIGHT, WIDTH, 3) of blue, green, red; ValueError for another size."""
+    if len(image) != WIDTH * HEIGHT * 3:
+        raise ValueError(f"a camera image of {WIDTH} x {HEIGHT} pixels has {WIDTH * HEIGHT * 3} bytes, "
+                         f"not {len(image)}")
+    return np.frombuffer(image, np.uint8).reshape(HEIGHT, WIDTH, 3)
+
+
+def _white(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which pixels are white (lines, the ball), and each pixel's darkest channel."""
+    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    low = np.minimum(np.minimum(blue, green), red)
+    high = np.maximum(np.maximum(blue, green), red)
+    return (low >= WHITE) & (high - low <= GREY), low
+
+
+def _ground(row: np.ndarray, column: np.ndarray, position: np.ndarray, orientation: np.ndarray,
+            height: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Where the rays of pixels (``row``, ``column``: integer arrays) meet the plane ``height`` m
+    above the ground: the points, shape (n, 3), ground frame, and which rays meet it ahead of the
+    camera (the others' points are meaningless)."""
+    rays = RAYS[row, column]
+    down = rays @ orientation[2]                         # each ray's height change (the frame's z row)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = (height - position[2]) / down
+    return position + (rays @ orientation.T) * reach[:, None], down < 0
+
+
+def find_obstacles(image: bytes, position: np.ndarray, orientation: np.ndarray) -> np.ndarray:
+    """Where things stand on the turf within :data:`OBSTACLE_RANGE` m, from a raw camera image
+    (``WIDTH`` x ``HEIGHT`` BGR bytes) taken from the camera pose (``position``, ``orientation``:
+    :func:`camera_pose`): robots and goal posts. In each :data:`OBSTACLE_COLUMNS`-th column,
+    each run of pixels that are not turf (green) stands on the ground where the ray of its lowest
+    pixel meets it, and is as tall as its highest pixel is above that point; a run at least
+    :data:`STANDING` m tall, or reaching the image's top edge, is a thing standing. Lines and
+    the ball are lower (the far side of a line and the ball's underside are grey, as robots
+    are, so colour alone does not tell them apart). A thing seen only above the turf (an arm,
+    the feet hidden) is reported beyond where it stands; one reaching the image's bottom edge
+    stands there or nearer, and is reported at the edge.
+
+    Returns an array of shape (n, 2): (x, y) m in the robot's ground frame, a row per run
+    standing; empty when none do. Raises ValueError for an image of another size."""
+    pixels = _pixels(image)[:, ::OBSTACLE_COLUMNS].astype(np.int16)
+    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    other = ~((green - red > TURF) & (green - blue > TURF)) & (pixels.min(axis=2) < DARK)
+    edges = np.diff(np.pad(other, ((1, 1), (0, 0))).astype(np.int8), axis=0).T   # column by column
+    column, top = np.nonzero(edges == 1)                 # each run's first row, in the same order
+    bottom = np.nonzero(edges == -1)[1] - 1              # as its last
+    column = column * OBSTACLE_COLUMNS
+    foot, ahead = _ground(bottom, column, position, orientation)
+    rays = RAYS[top, column] @ orientation.T             # the top pixels' rays in the ground frame
+    with np.errstate(divide="ignore", invalid="ignore"):
+        along = np.hypot(*(foot[:, :2] - position[:2]).T) / np.hypot(rays[:, 0], rays[:, 1])
+    height = position[2] + rays[:, 2] * along
+    standing = ahead & ((height > STANDING) | (top == 0))
+    points = foot[standing, :2]
+    return points[np.hypot(points[:, 0], points[:, 1]) < OBSTACLE_RANGE]
+
+
 def find_ball(image: bytes, position: np.ndarray, orientation: np.ndarray) -> Sighting | None:
     """The ball in a raw camera image (``WIDTH`` x ``HEIGHT`` BGR bytes) taken from the camera
     pose (``position``, ``orientation``: :func:`camera_pose`), or None when no white blob is ball
     sized. Raises ValueError for an image of another size."""
-    if len(image) != WIDTH * HEIGHT * 3:
-        raise ValueError(f"a camera image of {WIDTH} x {HEIGHT} pixels has {WIDTH * HEIGHT * 3} bytes, "
-                         f"not {len(image)}")
-    pixels = np.frombuffer(image, np.uint8).reshape(HEIGHT, WIDTH, 3)
-    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-    low = np.minimum(np.minimum(blue, green), red)
-    high = np.maximum(np.maximum(blue, green), red)
-    white = (low >= WHITE) & (high - low <= GREY)
+    white, low = _white(_pixels(image))
     rows, columns = np.flatnonzero(white.any(axis=1)), np.flatnonzero(white.any(axis=0))
     if rows.size == 0:
         return None
