@@ -12,7 +12,8 @@ with its ball. Forward: each run starts 10 m behind the centre spot facing +x wi
 another heading, after another time standing), and walks straight ahead until it has covered
 20 m (or falls, or 120 s pass): its speed over the 20 m. Turning on the spot and side steps:
 degrees per second and metres per second over the 6 s after a 1 s start. Kick: the ball placed 1 cm nearer to
-2 cm further than the kick's place, each run facing another way, with either foot: how far it went. Get-ups:
+2 cm further than the kick's place, each run facing another way, with either foot: how far it went;
+then the same after walking ahead 1 to 3 s, stopping and standing as the sample player does. Get-ups:
 each run the kid walks 1 to 3 s under another command, is pushed towards its front or back (0.8 to
 1.5 m/s, up to 0.5 rad off straight), lies 1 s, and gets up (simleague.vhsc.kid.get_up from the side
 its accelerometer tells): the seconds until it stands (torso upright within 26 degrees, 0.38 m high)
@@ -34,6 +35,7 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.soccer.rules import SoccerRules
 from simleague.vhsc import booster_k1, kid, wolfgang
+from simleague.vhsc.player import KICK_STILL
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 ROBOTS = {"kid": kid, "booster-k1": booster_k1, "wolfgang": wolfgang}     # robot model -> the module with its walk
@@ -109,10 +111,20 @@ def walk(command, seconds: float, yaw: float = 0.0, settle: int = 100, until: fl
             "sideways": float(end[1] - start[1]), "turned": math.degrees(turned)}
 
 
-def kick(yaw: float = 0.0, ahead: float = 0.0, foot: str = "right") -> dict:
+def kick(yaw: float = 0.0, ahead: float = 0.0, foot: str = "right", walked: float = 0.0) -> dict:
     """Stand, put the ball ``ahead`` m beyond the kick's place before ``foot``, kick with it; how
-    far the ball went."""
+    far the ball went. With ``walked`` (s), walk ahead that long first, stop, and stand with the
+    feet together for the sample player's KICK_STILL, as the player does before it kicks."""
     driver = robot(0.0, 0.0, yaw)
+    if walked:
+        gait = kid.walk()
+        for _ in range(int(walked / kid.STEP)):
+            driver.step(kid.leg_targets(gait.step(0.6, 0.0, 0.0, driver.gyro())) | kid.ARMS)
+        while gait.moving:
+            driver.step(kid.leg_targets(gait.step(0.0, 0.0, 0.0, driver.gyro())) | kid.ARMS)
+        for _ in range(int(KICK_STILL / kid.STEP)):
+            driver.step(kid.stand(gait))
+        yaw = heading(driver)
     c, s = math.cos(yaw), math.sin(yaw)
     ankle = driver.world.data.xpos[driver.world.model.body(f"r{driver.rid}_{foot}_foot").id]
     forward, side = kid.KICK_BALL[0] + ahead, kid.KICK_BALL[1] * (1 if foot == "right" else -1)
@@ -197,6 +209,10 @@ def main() -> None:
                  for k in range(runs)]
         print(f"kick with the {foot} foot: median {statistics.median(r['distance'] for r in kicks):.2f} m, "
               f"{sum(r['fell'] for r in kicks)} falls")
+    kicks = [kick(yaw=2 * math.pi * k / runs, foot=("right", "left")[k % 2], walked=1.0 + 2.0 * k / max(1, runs - 1))
+             for k in range(runs)]
+    print(f"kick after walking 1 to 3 s and standing {KICK_STILL} s: median "
+          f"{statistics.median(r['distance'] for r in kicks):.2f} m, {sum(r['fell'] for r in kicks)} falls")
     for side in ("front", "back"):
         tries, seed = [], 0
         while len(tries) < runs and seed < 3 * runs:     # falls that left it on the other side do not count

@@ -55,7 +55,7 @@ def test_sample_players_play_a_refereed_half_and_the_report_counts_it(tmp_path):
     # red: a goalkeeper and two field players (one that falls takes about 4 s to get up, and on a
     # loaded machine one sometimes falls); blue: a goalkeeper. In real time (the sample players
     # answer within a step; in --fast they fall behind the simulation)
-    # A 25 s half: the last 1.5 m to the ball a player walks carefully (0.18 m/s), 7 s or more.
+    # A 25 s half: the last 1.5 m to the ball a player walks carefully (0.14 m/s), 10 s or more.
     red, blue = sample_team(tmp_path, "Reds", (1, 2, 3)), sample_team(tmp_path, "Blues", (1,))
     done = match("--red", red, "--blue", blue, "--ready-time", 5, "--half-time", 25, "--halves", 1,
                  "--seconds", 40, "--json", "--red-base", free_base(), "--blue-base", free_base())

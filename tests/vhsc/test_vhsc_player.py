@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from gl import need_a_gl_platform
 
@@ -17,7 +18,8 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import MAX_DATAGRAMS, Attitude, Game, GameListener, Player, Sensed, TeamChannel
+from simleague.vhsc.player import (CAREFUL, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game, GameListener, Player, Sensed,
+                                   TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -48,6 +50,18 @@ def cameras():
         c.close()
 
 
+def look(world, rid, render, pitch: float, yaw: float):
+    """Robot ``rid`` standing in the crouch turns its head to ``pitch``, ``yaw`` (rad): its camera
+    image then, and the camera's pose (:func:`simleague.vhsc.camera.camera_pose`)."""
+    for joint, angle in (kid.stand(kid.walk()) | {"head_pitch": pitch, "head_yaw": yaw}).items():
+        world.set_position(rid, joint, angle)
+    for _ in range(100):
+        world.step()
+    tilt = camera.tilt(world.sensor(rid, "accelerometer"))
+    pose = camera.camera_pose(kid.TORSO_HEIGHT, *tilt, world.position(rid, "head_yaw"), world.position(rid, "head_pitch"))
+    return render.image(rid, "camera", camera.WIDTH, camera.HEIGHT), pose
+
+
 def test_the_ball_is_found_in_camera_images_where_it_lies_and_lines_are_not_taken_for_it(cameras):
     world, rid = world_with(robot=(-1.5, 0.4, 0.3))
     stand = kid.stand(kid.walk())
@@ -60,14 +74,9 @@ def test_the_ball_is_found_in_camera_images_where_it_lies_and_lines_are_not_take
     for ball, pitch, yaw in (((-0.6, 0.5), 0.6, 0.0), ((-0.9, 0.1), 0.8, -0.6), ((0.0, 0.0), 0.3, -0.2),
                              ((0.0, 0.75), 0.3, 0.3), ((1.0, 1.3), 0.1, 0.0)):
         world.place_ball((*ball, 0.07))
-        for joint, angle in (stand | {"head_pitch": pitch, "head_yaw": yaw}).items():
-            world.set_position(rid, joint, angle)
-        for _ in range(100):
-            world.step()
+        image, pose = look(world, rid, render, pitch, yaw)
         (x, y, _), heading = world.pose(rid)[0], world.heading(rid)
-        tilt = camera.tilt(world.sensor(rid, "accelerometer"))
-        pose = camera.camera_pose(kid.TORSO_HEIGHT, *tilt, world.position(rid, "head_yaw"), world.position(rid, "head_pitch"))
-        seen = camera.find_ball(render.image(rid, "camera", camera.WIDTH, camera.HEIGHT), *pose)
+        seen = camera.find_ball(image, *pose)
         dx, dy = ball[0] - x, ball[1] - y
         truth = (math.cos(heading) * dx + math.sin(heading) * dy, -math.sin(heading) * dx + math.cos(heading) * dy)
         assert seen is not None, ball
@@ -77,6 +86,52 @@ def test_the_ball_is_found_in_camera_images_where_it_lies_and_lines_are_not_take
     assert camera.find_ball(render.image(rid, "camera", camera.WIDTH, camera.HEIGHT), *pose) is None
     with pytest.raises(ValueError, match="320 x 240 pixels has 230400 bytes, not 3"):
         camera.find_ball(b"abc", *pose)
+
+
+def test_robots_standing_near_are_found_in_camera_images_and_lines_and_far_things_are_not(cameras):
+    world, rid = world_with(robot=(-1.5, 0.4, 0.0))
+    others = {world.add_robot(KID, -0.95, 0.5, 3.0): (0.55, 0.1), world.add_robot(KID, -0.55, -0.1, 1.0): (0.95, -0.5)}
+    world.add_robot(KID, 1.5, 0.4, 0.0)                                   # 3 m away: beyond OBSTACLE_RANGE
+    stand = kid.stand(kid.walk())
+    for robot in (rid, *others):
+        for joint, angle in stand.items():
+            world.set_position(robot, joint, angle)
+    for _ in range(200):
+        world.step()
+    render = cameras(world)
+    image, pose = look(world, rid, render, 0.5, 0.0)
+    seen = camera.find_obstacles(image, *pose)
+    for where in others.values():             # each robot's feet, 0.1 m before its centre at most
+        nearest = min(math.dist(point, where) for point in seen)
+        assert nearest < 0.2, (where, seen)
+    # nothing else: every point a robot's legs, or seen past a robot (an arm's lowest pixel above the turf)
+    for point in seen:
+        assert any(math.dist(point, (x, y)) < 0.3
+                   or abs(x * point[1] - y * point[0]) / math.hypot(*point) < 0.25     # its sight line passes by
+                   and math.hypot(*point) > math.hypot(x, y) for x, y in others.values()), point
+    image, pose = look(world, rid, render, 0.6, 1.4)                      # to the left: turf and lines only
+    assert len(camera.find_obstacles(image, *pose)) == 0
+    with pytest.raises(ValueError, match="320 x 240 pixels"):
+        camera.find_obstacles(b"abc", *camera.camera_pose(kid.TORSO_HEIGHT, 0.0, 0.0, 0.0, 0.5))
+
+
+def test_near_the_ball_a_player_walks_slowly_while_a_robot_stands_in_its_way():
+    """The referee calls a robot faster than 0.2 m/s near the ball that runs into another a foul."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time, player.game = (0.3, 0.0), 0.0, Game()
+    player.dribbling = True
+    assert player._careful(1.0, 0.1) == 1.0                               # nothing in the way
+    player._see_obstacles(0.1, np.array([[0.31, 0.02], [0.6, -0.1]]))    # the ball's underside, a robot
+    assert len(player.obstacles) == 1
+    assert player._careful(1.0, 0.2) == CAREFUL
+    assert player._careful(1.0, 0.2 + SEEN_FOR) == 1.0                    # forgotten
+    player._see_obstacles(1.3, np.array([[0.5, 0.4]]))                    # beside the way: no matter
+    assert player._careful(1.0, 1.4) == 1.0
+    player.me.place(0.0, 0.0, math.atan2(0.4, 0.5))                       # turned towards it: in the way
+    assert player._careful(1.0, 1.4) == CAREFUL
+    player.me.ball = (3.0, 3.0)                                           # the ball far away
+    assert player._careful(1.0, 1.4) == 1.0
 
 
 def test_the_attitude_keeps_the_heading_through_a_fall_and_back():
@@ -243,10 +298,27 @@ def test_a_player_stands_and_kicks_with_the_foot_the_ball_lies_before(side, foot
     ball = (0.16 * math.cos(player.me.heading) - side * 0.05 * math.sin(player.me.heading),
             0.16 * math.sin(player.me.heading) + side * 0.05 * math.cos(player.me.heading))
     player._time = 0.0
-    assert player._attack(*ball) == (0.0, 0.0, 0.0) and player.kicking is None
+    assert player._attack(*ball, 0.0) == (0.0, 0.0, 0.0) and player.kicking is None and player.still
     player._time = 1.0
-    player._attack(*ball)
+    player._attack(*ball, 1.0)
     assert player.kicking == foot
+
+
+def test_a_player_about_to_kick_stands_with_its_feet_together():
+    """The walk at zero speed still steps in place; a kick from there fell 12 times in 12."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, -kid.KICK_OFF_LINE)
+    player.me.ball, player.me.ball_time, player.game = player.me.to_field(0.18, -0.045), 0.0, Game()
+    player.standing_since = -10.0
+    legs = [joint for joint in kid.stand(kid.walk()) if "hip" in joint or "knee" in joint or "ankle" in joint]
+    standing = {joint: angle for joint, angle in kid.stand(kid.walk()).items() if joint in legs}
+    for i in range(50):
+        targets = player.act(Sensed(i * kid.STEP, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+        assert {joint: targets[joint] for joint in legs} == pytest.approx(standing), i
+    assert player.still and player.kicking is None
+    player.me.ball = player.me.to_field(0.4, -0.045)                      # out of reach: it walks again
+    stepping = player.act(Sensed(0.5, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+    assert not player.still and {joint: stepping[joint] for joint in legs} != pytest.approx(standing)
 
 
 def crosses(a, b, c, d) -> bool:

@@ -31,6 +31,8 @@ import socket
 import sys
 from dataclasses import InitVar, dataclass, field
 
+import numpy as np
+
 from ..angles import wrap
 from . import camera
 from . import gamecontroller as gc
@@ -64,17 +66,28 @@ KEEP_BALL = 0.3                  # m: the player on the ball keeps it unless a t
 SUPPORT = {2: (-1.6, 0.0), 3: (-1.0, 1.2), 4: (-1.0, -1.2)}   # own-frame offsets from the ball of those not on it
 BALL_FORGET = 4.0                # s after which a ball not seen is searched for
 BEHIND = 0.3                     # m behind the ball (from the goal) to walk to before pushing it
-KICK_WINDOW = ((0.13, 0.19), (-0.10, 0.0))   # m: where the ball must lie (robot frame x, y) for the right
-                                             # foot's kick (mirrored, y > 0, for the left's)
-KICK_STILL = 0.5                 # s standing still before a kick (kicking out of a step topples the robot)
+#: m: where the ball must be seen (robot frame x, y) for the right foot's kick (mirrored, y > 0, for the
+#: left's): kid.KICK_BALL before the right ankle, which is 0.016 m ahead of and 0.040 m right of the
+#: torso in the walking crouch; from a stand the kick carries 1.6 to 2.5 m with the ball 3 cm either
+#: side of the ankle's line and 0.14 to 0.17 m before it, and the camera sees a ball at the feet up to
+#: 3 cm further and 1 cm more to the right than it lies (measured)
+KICK_WINDOW = ((0.155, 0.205), (-0.08, -0.01))
+KICK_STILL = 1.0                 # s standing still, feet together, before a kick: from stepping in place the kick
+                                 # fell 12 times in 12, after 0.5 s standing 3 times in 6, after 1 s in none of 8
 KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
 WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at for our set play's end
 CAREFUL_NEAR = 1.5               # m from the ball within which the player walks carefully, but when
-CAREFUL = 0.4                    # it walks the ball on, at this share of full speed: 0.18 m/s, under the
-                                 # referee's FOUL_SPEED (a faster robot near the ball that runs into one
-                                 # moving to the ball fouls, unless it moves to the ball and is nearer)
+CAREFUL = 0.3                    # it walks the ball on, at this share of full speed: 0.14 m/s, under the
+                                 # referee's FOUL_SPEED of 0.2 m/s (a faster robot near the ball that runs
+                                 # into one moving to the ball fouls, unless it moves to the ball and is
+                                 # nearer); at 0.4 of full speed robots were called at 0.20 to 0.23 m/s
+VICINITY = 2.3                   # m from the ball within which it walks carefully, even walking the ball on,
+CLEAR_AHEAD = 0.8                # while something stands less than this ahead (m, from the torso) and
+CLEAR_SIDE = 0.3                 # less than this to either side: the referee's 2 m and a margin
+SEEN_FOR = 1.0                   # s a thing seen standing on the turf is remembered
+BALL_CLEAR = 0.2                 # m: what stands this near the ball is the ball's own shaded underside
 SETTLE = 0.8                     # s standing in the crouch before walking off
 LIE_STILL = 0.5                  # s lying on the front or back before getting up (the fall is over)
 TURN_WALKING = 0.4              # most turn (share of full) while walking on
@@ -275,6 +288,8 @@ class Player:
         self._stopped: float | None = None                 # when the walk came to a stop for a kick
         self._lying_since: float | None = None             # when it was last seen lying, not yet getting up
         self.dribbling = False                             # walking the ball on this step
+        self.still = False                                 # standing still before a kick this step
+        self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
 
     # ------------------------------------------------------------------ bookkeeping
     def _on_left(self, first_half: bool) -> bool:
@@ -332,15 +347,34 @@ class Player:
         position, orientation = camera.camera_pose(kid.TORSO_HEIGHT, pitch, roll, s.angles.get("head_yaw", 0.0),
                                                    s.angles.get("head_pitch", 0.0))
         sighting = camera.find_ball(s.image, position, orientation)
-        if sighting is None:
-            return
-        self.me.ball = self.me.to_field(sighting.x, sighting.y)
-        self.me.ball_time = s.time
-        if self.game.state == gc.STATE_SET and sighting.distance < 2.0:
-            # the ball lies on the centre spot: where we see it tells where we are
-            self.me.x -= self.me.ball[0]
-            self.me.y -= self.me.ball[1]
-            self.me.ball = (0.0, 0.0)
+        if sighting is not None:
+            self.me.ball = self.me.to_field(sighting.x, sighting.y)
+            self.me.ball_time = s.time
+            if self.game.state == gc.STATE_SET and sighting.distance < 2.0:
+                # the ball lies on the centre spot: where we see it tells where we are
+                self.me.x -= self.me.ball[0]
+                self.me.y -= self.me.ball[1]
+                self.me.ball = (0.0, 0.0)
+        self._see_obstacles(s.time, camera.find_obstacles(s.image, position, orientation))
+
+    def _see_obstacles(self, now: float, points: np.ndarray) -> None:
+        """Remember where things stand (``points``: robot frame, shape (n, 2), m) in the own frame,
+        but for the ball (within :data:`BALL_CLEAR` of where it was seen lately), and forget
+        what was seen more than :data:`SEEN_FOR` s ago."""
+        c, s = math.cos(self.me.heading), math.sin(self.me.heading)
+        seen = points @ np.array([[c, s], [-s, c]]) + (self.me.x, self.me.y)
+        if now - self.me.ball_time < BALL_FORGET:
+            seen = seen[np.hypot(*(seen - self.me.ball).T) > BALL_CLEAR]
+        kept = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
+        self.obstacles = np.vstack((kept, np.column_stack((np.full(len(seen), now), seen))))
+
+    def _in_the_way(self, now: float) -> bool:
+        """Whether something seen in the last :data:`SEEN_FOR` s stands ahead: less than
+        :data:`CLEAR_AHEAD` m before the torso and :data:`CLEAR_SIDE` m to either side."""
+        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR, 1:]
+        c, s = math.cos(self.me.heading), math.sin(self.me.heading)
+        x, y = ((recent - (self.me.x, self.me.y)) @ np.array([[c, -s], [s, c]])).T
+        return bool(np.any((x > 0) & (x < CLEAR_AHEAD) & (np.abs(y) < CLEAR_SIDE)))
 
     # ------------------------------------------------------------------ the team
     def hear(self, number: int, distance: float, now: float) -> None:
@@ -402,23 +436,41 @@ class Player:
             self.standing_since = s.time
         if s.time - self.standing_since < SETTLE:          # bend into the crouch before walking
             return kid.stand(self.walk) | head
-        self.dribbling = False
+        self.dribbling = self.still = False
         forward, sideways, turn = self._decide(s)
-        if self.game.state == gc.STATE_PLAYING and not self.dribbling and self._ball_distance(s.time) < CAREFUL_NEAR:
-            forward = _clamp(forward, CAREFUL)
+        forward = self._careful(forward, s.time)
         if self.kicking is not None:
             self.motion = kid.kick(s.angles, self.kicking)
             self.kicking, self._stopped = None, None
             return self.motion.step() | head
+        if self.still:        # feet together: the walk stepping in place, however slowly, topples the kick
+            return kid.stand(self.walk) | head
+        self._stopped = None
         return kid.leg_targets(self.walk.step(forward, sideways, turn, s.gyro)) | kid.ARMS | head
+
+    def _careful(self, forward: float, now: float) -> float:
+        """The walk's forward speed (share of full) made careful near the ball in play: at most
+        :data:`CAREFUL` within :data:`CAREFUL_NEAR` m of it unless walking it on, and within
+        :data:`VICINITY` m while something stands in the way (:meth:`_in_the_way`). Near the
+        ball the referee calls a robot faster than 0.2 m/s that runs into another a foul unless
+        it is the nearer of the two moving to the ball (the league's referee,
+        check_team_forceful_contacts; :meth:`simleague.vhsc.referee.HumanoidReferee._charges`)."""
+        if self.game.state != gc.STATE_PLAYING or forward <= CAREFUL:
+            return forward
+        near = self._ball_distance(now)
+        if (near < CAREFUL_NEAR and not self.dribbling) or (near < VICINITY and self._in_the_way(now)):
+            return CAREFUL
+        return forward
 
     def trace(self, now: float) -> str:
         """One line of what the player thinks: time, game state, penalised, its own and the
-        ball's estimated positions and the ball's age, whether it goes to the ball, the walk's speed."""
+        ball's estimated positions and the ball's age, whether it goes to the ball, walks it on and
+        sees something in its way, the walk's speed."""
         me = self.me
         return (f"{now:8.2f} {gc.STATES[self.game.state]:8} {'penalised' if self.game.penalised else '-':9} "
                 f"me {me.x:6.2f} {me.y:6.2f} {math.degrees(me.heading):5.0f} ball {me.ball[0]:6.2f} {me.ball[1]:6.2f} "
-                f"age {min(99.0, now - me.ball_time):5.1f} on_ball {int(self.on_ball)} "
+                f"age {min(99.0, now - me.ball_time):5.1f} on_ball {int(self.on_ball)} dribbling {int(self.dribbling)} "
+                f"in_the_way {int(self._in_the_way(now))} "
                 f"{'motion' if self.motion else ''} speed {' '.join(f'{v:5.2f}' for v in self.walk.speed)}")
 
     def _decide(self, s: Sensed) -> tuple[float, float, float]:
@@ -450,15 +502,15 @@ class Player:
         if self.number == 1 and not (bx < -HALF_LENGTH + 1.5 and abs(by) < 1.8):
             return self._keep_goal(by)
         if self.number == 1 or self._takes_ball(s.time):
-            return self._attack(bx, by)
+            return self._attack(bx, by, s.time)
         dx, dy = SUPPORT.get(self.number, SUPPORT[3])
         x = max(-HALF_LENGTH + 1.0, min(HALF_LENGTH - 1.0, bx + dx))
         y = max(-HALF_WIDTH + 0.3, min(HALF_WIDTH - 0.3, by + dy))
         return self._go_to(x, y, math.atan2(by - me.y, bx - me.x))
 
-    def _attack(self, bx: float, by: float) -> tuple[float, float, float]:
-        """Go behind the ball as seen from the goal, then kick it when it lies before a foot
-        (:data:`simleague.vhsc.kid.KICK_BALL`, mirrored for the left), else walk it towards the goal."""
+    def _attack(self, bx: float, by: float, now: float) -> tuple[float, float, float]:
+        """Go behind the ball as seen from the goal, then walk it towards the goal; when it comes
+        to lie before a foot (:data:`KICK_WINDOW`, mirrored for the left) stand still and kick it."""
         me = self.me
         spot, aim = _behind(bx, by, BEHIND)
         rx, ry = me.to_robot(bx, by)
@@ -469,11 +521,11 @@ class Player:
                     and abs(wrap(facing - mirror * kid.KICK_OFF_LINE)) < KICK_ALIGNED:
                 if self.walk.moving:
                     self._stopped = None
-                elif self._stopped is None:
-                    self._stopped = self._time
-                # stand still, then kick
-                if self._stopped is not None and self._time - self._stopped >= KICK_STILL:
-                    self.kicking = foot
+                else:                                  # stand still, then kick
+                    self.still = True
+                    self._stopped = now if self._stopped is None else self._stopped
+                    if now - self._stopped >= KICK_STILL:
+                        self.kicking = foot
                 return 0.0, 0.0, 0.0
             # walk the ball on: steer to keep it before the feet and to face the goal
             self.dribbling = True
