@@ -119,15 +119,15 @@ def _white(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (low >= WHITE) & (high - low <= GREY), low
 
 
-def _ground(row: np.ndarray, column: np.ndarray, position: np.ndarray, orientation: np.ndarray,
-            height: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """Where the rays of pixels (``row``, ``column``: integer arrays) meet the plane ``height`` m
-    above the ground: the points, shape (n, 3), ground frame, and which rays meet it ahead of the
-    camera (the others' points are meaningless)."""
+def _ground(row: np.ndarray, column: np.ndarray, position: np.ndarray,
+            orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the rays of pixels (``row``, ``column``: integer arrays) meet the ground: the points,
+    shape (n, 3), ground frame, and which rays meet it ahead of the camera (the others' points
+    are meaningless)."""
     rays = RAYS[row, column]
     down = rays @ orientation[2]                         # each ray's height change (the frame's z row)
     with np.errstate(divide="ignore", invalid="ignore"):
-        reach = (height - position[2]) / down
+        reach = -position[2] / down
     return position + (rays @ orientation.T) * reach[:, None], down < 0
 
 
