@@ -111,14 +111,6 @@ def _pixels(image: bytes) -> np.ndarray:
     return np.frombuffer(image, np.uint8).reshape(HEIGHT, WIDTH, 3)
 
 
-def _white(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Which pixels are white (lines, the ball), and each pixel's darkest channel."""
-    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-    low = np.minimum(np.minimum(blue, green), red)
-    high = np.maximum(np.maximum(blue, green), red)
-    return (low >= WHITE) & (high - low <= GREY), low
-
-
 def _ground(row: np.ndarray, column: np.ndarray, position: np.ndarray,
             orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where the rays of pixels (``row``, ``column``: integer arrays) meet the ground: the points,
@@ -135,9 +127,10 @@ def find_obstacles(image: bytes, position: np.ndarray, orientation: np.ndarray) 
     """Where things stand on the turf within :data:`OBSTACLE_RANGE` m, from a raw camera image
     (``WIDTH`` x ``HEIGHT`` BGR bytes) taken from the camera pose (``position``, ``orientation``:
     :func:`camera_pose`): robots and goal posts. In each :data:`OBSTACLE_COLUMNS`-th column,
-    each run of pixels that are not turf (green) stands on the ground where the ray of its lowest
-    pixel meets it, and is as tall as its highest pixel is above that point; a run at least
-    :data:`STANDING` m tall, or reaching the image's top edge, is a thing standing. Lines and
+    each run of pixels that are dark (:data:`DARK`) and not turf (green) stands on the ground
+    where the ray of its lowest pixel meets it, and is as tall as its highest pixel is above
+    that point; a run at least :data:`STANDING` m tall, or reaching the image's top edge, is a
+    thing standing. Lines and
     the ball are lower (the far side of a line and the ball's underside are grey, as robots
     are, so colour alone does not tell them apart). A thing seen only above the turf (an arm,
     the feet hidden) is reported beyond where it stands; one reaching the image's bottom edge
@@ -166,7 +159,11 @@ def find_ball(image: bytes, position: np.ndarray, orientation: np.ndarray) -> Si
     """The ball in a raw camera image (``WIDTH`` x ``HEIGHT`` BGR bytes) taken from the camera
     pose (``position``, ``orientation``: :func:`camera_pose`), or None when no white blob is ball
     sized. Raises ValueError for an image of another size."""
-    white, low = _white(_pixels(image))
+    pixels = _pixels(image)
+    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    low = np.minimum(np.minimum(blue, green), red)
+    high = np.maximum(np.maximum(blue, green), red)
+    white = (low >= WHITE) & (high - low <= GREY)
     rows, columns = np.flatnonzero(white.any(axis=1)), np.flatnonzero(white.any(axis=0))
     if rows.size == 0:
         return None

@@ -238,13 +238,14 @@ class Estimate:
         return self.attitude.up
 
     def to_robot(self, x: float, y: float) -> tuple[float, float]:
-        """An own-frame point in the robot's ground frame (x forward, y left)."""
+        """An own-frame point in the robot's ground frame (x forward, y left); numpy arrays of
+        points too, element by element."""
         dx, dy = x - self.x, y - self.y
         c, s = math.cos(self.heading), math.sin(self.heading)
         return c * dx + s * dy, -s * dx + c * dy
 
     def to_field(self, x: float, y: float) -> tuple[float, float]:
-        """A point of the robot's ground frame in the own frame."""
+        """A point of the robot's ground frame in the own frame; numpy arrays of points too."""
         c, s = math.cos(self.heading), math.sin(self.heading)
         return self.x + c * x - s * y, self.y + s * x + c * y
 
@@ -362,8 +363,7 @@ class Player:
         """Remember where things stand (``points``: robot frame, shape (n, 2), m) in the own frame,
         but for the ball (within :data:`BALL_CLEAR` of where it was seen lately), and forget
         what was seen more than :data:`SEEN_FOR` s ago."""
-        c, s = math.cos(self.me.heading), math.sin(self.me.heading)
-        seen = points @ np.array([[c, s], [-s, c]]) + (self.me.x, self.me.y)
+        seen = np.column_stack(self.me.to_field(points[:, 0], points[:, 1]))
         if now - self.me.ball_time < BALL_FORGET:
             seen = seen[np.hypot(*(seen - self.me.ball).T) > BALL_CLEAR]
         kept = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
@@ -372,9 +372,8 @@ class Player:
     def _in_the_way(self, now: float) -> bool:
         """Whether something seen in the last :data:`SEEN_FOR` s stands ahead: less than
         :data:`CLEAR_AHEAD` m before the torso and :data:`CLEAR_SIDE` m to either side."""
-        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR, 1:]
-        c, s = math.cos(self.me.heading), math.sin(self.me.heading)
-        x, y = ((recent - (self.me.x, self.me.y)) @ np.array([[c, -s], [s, c]])).T
+        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
+        x, y = self.me.to_robot(recent[:, 1], recent[:, 2])
         return bool(np.any((x > 0) & (x < CLEAR_AHEAD) & (np.abs(y) < CLEAR_SIDE)))
 
     # ------------------------------------------------------------------ the team
