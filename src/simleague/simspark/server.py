@@ -362,6 +362,8 @@ class SimSparkServer:
             return
         self._lockstep.begin_cycle()
         await self._lockstep.wait(lambda: self._stop.is_set() or not self._waited_for())
+        if self._stop.is_set():                  # stopping: nobody is late, the wait is just over
+            return
         for client in self._waited_for():
             client.lagging = True
             log.warning("%s sent no (syn) for %.1f s; not waited for until it does",
