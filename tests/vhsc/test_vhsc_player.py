@@ -18,7 +18,7 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import (CAREFUL, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game, GameListener, Player, Sensed,
+from simleague.vhsc.player import (CAREFUL, GIVE_WAY, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game, GameListener, Player, Sensed,
                                    TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
@@ -132,6 +132,36 @@ def test_near_the_ball_a_player_walks_slowly_while_a_robot_stands_in_its_way():
     assert player._careful(1.0, 1.4) == CAREFUL
     player.me.ball = (3.0, 3.0)                                           # the ball far away
     assert player._careful(1.0, 1.4) == 1.0
+
+
+def test_going_to_the_ball_a_player_walks_slowly_only_while_a_robot_stands_near_the_ball():
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time, player.game = (1.0, 0.0), 0.0, Game()
+    assert player._careful(1.0, 0.1) == 1.0                               # 1 m from the ball, nobody near it
+    player._see_obstacles(0.1, np.array([[1.2, 1.1]]))                    # a robot 1.1 m from the ball
+    assert player._careful(1.0, 0.2) == 1.0
+    player._see_obstacles(0.3, np.array([[1.3, -0.6]]))                   # and one 0.67 m from it
+    assert player._careful(1.0, 0.4) == CAREFUL
+    assert player._careful(1.0, 0.3 + SEEN_FOR) == 1.0                    # forgotten
+    player._see_obstacles(2.0, np.array([[1.3, -0.6]]))
+    player.me.ball = (2.0, -0.6)                                          # the ball 2 m away: not yet near it
+    assert player._careful(1.0, 2.1) == 1.0
+
+
+def test_a_player_waits_while_a_robot_nearer_the_ball_plays_it_but_not_for_ever():
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time, player.game = (0.6, 0.2), 0.0, Game()
+    assert player._attack(0.6, 0.2, 0.1)[:2] != (0.0, 0.0)               # nobody else: it goes
+    player._see_obstacles(0.1, np.array([[1.5, 0.2]]))                    # 0.9 m from the ball: further
+    assert player._attack(0.6, 0.2, 0.2)[:2] != (0.0, 0.0)
+    for now in np.arange(0.3, 0.3 + GIVE_WAY, 0.5):                       # 0.27 m from it: nearer
+        player._see_obstacles(now, np.array([[0.85, 0.3]]))
+        forward, sideways, turn = player._attack(0.6, 0.2, now)
+        assert (forward, sideways) == (0.0, 0.0) and turn > 0            # waits, turning to the ball
+    player._see_obstacles(0.4 + GIVE_WAY, np.array([[0.85, 0.3]]))
+    assert player._attack(0.6, 0.2, 0.4 + GIVE_WAY)[:2] != (0.0, 0.0)    # waited long enough
 
 
 def test_the_attitude_keeps_the_heading_through_a_fall_and_back():

@@ -4,7 +4,8 @@ connects with the environment the simulator gives robot software (``ROBOCUP_SIMU
 3838), and plays: walks (:mod:`simleague.walking` on the kid's legs, :mod:`simleague.vhsc.kid`),
 finds the ball in its camera's images (:mod:`simleague.vhsc.camera`), and the robots standing near,
 goes behind the ball and walks it or kicks it towards the opponents' goal, walking slowly near the
-ball when a robot stands in its way (the referee's charging rule); the nearest field player goes for the ball (the team's
+ball when a robot stands near it or in its way (the referee's charging rule) and waiting while a
+robot nearer the ball plays it; the nearest field player goes for the ball (the team's
 players tell each other their distances to it over UDP), the others follow it at their places;
 the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
 gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
@@ -79,14 +80,17 @@ KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
 WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at for our set play's end
-CAREFUL_NEAR = 1.5               # m from the ball within which the player walks carefully, but when
-CAREFUL = 0.3                    # it walks the ball on, at this share of full speed: 0.14 m/s, under the
+CAREFUL_NEAR = 1.5               # m from the ball within which the player walks carefully while a robot
+CROWD = 1.0                      # stands this near the ball (m), but when it walks the ball on,
+CAREFUL = 0.3                    # at this share of full speed: 0.14 m/s, under the
                                  # referee's FOUL_SPEED of 0.2 m/s (a faster robot near the ball that runs
                                  # into one moving to the ball fouls, unless it moves to the ball and is
                                  # nearer); at 0.4 of full speed robots were called at 0.20 to 0.23 m/s
 VICINITY = 2.3                   # m from the ball within which it walks carefully, even walking the ball on,
 CLEAR_AHEAD = 0.8                # while something stands less than this ahead (m, from the torso) and
 CLEAR_SIDE = 0.3                 # less than this to either side: the referee's 2 m and a margin
+GIVE_WAY = 4.0                   # s at most that a player waits while a robot nearer the ball plays it
+GIVE_WAY_MARGIN = 0.1            # m: how much nearer the ball that robot stands (the referee's FOUL_DISTANCE)
 SEEN_FOR = 1.0                   # s a thing seen standing on the turf is remembered
 BALL_CLEAR = 0.2                 # m: what stands this near the ball is the ball's own shaded underside
 SETTLE = 0.8                     # s standing in the crouch before walking off
@@ -291,6 +295,7 @@ class Player:
         self._lying_since: float | None = None             # when it was last seen lying, not yet getting up
         self.dribbling = False                             # walking the ball on this step
         self.still = False                                 # standing still before a kick this step
+        self._giving_way: float | None = None             # since when it waits while another plays the ball
         self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
 
     # ------------------------------------------------------------------ bookkeeping
@@ -450,7 +455,8 @@ class Player:
 
     def _careful(self, forward: float, now: float) -> float:
         """The walk's forward speed (share of full) made careful near the ball in play: at most
-        :data:`CAREFUL` within :data:`CAREFUL_NEAR` m of it unless walking it on, and within
+        :data:`CAREFUL` within :data:`CAREFUL_NEAR` m of it while a robot stands near it
+        (:meth:`_crowded`) unless walking it on, and within
         :data:`VICINITY` m while something stands in the way (:meth:`_in_the_way`). Near the
         ball the referee calls a robot faster than 0.2 m/s that runs into another a foul unless
         it is the nearer of the two moving to the ball (the league's referee,
@@ -458,19 +464,35 @@ class Player:
         if self.game.state != gc.STATE_PLAYING or forward <= CAREFUL:
             return forward
         near = self._ball_distance(now)
-        if (near < CAREFUL_NEAR and not self.dribbling) or (near < VICINITY and self._in_the_way(now)):
+        if (near < CAREFUL_NEAR and not self.dribbling and self._crowded(now)) or \
+                (near < VICINITY and self._in_the_way(now)):
             return CAREFUL
         return forward
 
+    def _contested(self, now: float) -> bool:
+        """Whether something seen in the last :data:`SEEN_FOR` s stands within :data:`CROWD` m
+        of the ball and :data:`GIVE_WAY_MARGIN` m nearer it than this player."""
+        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
+        theirs = np.hypot(*(recent[:, 1:] - self.me.ball).T)
+        mine = math.dist(self.me.ball, (self.me.x, self.me.y))
+        return bool(np.any(theirs < min(CROWD, mine - GIVE_WAY_MARGIN)))
+
+    def _crowded(self, now: float) -> bool:
+        """Whether something seen in the last :data:`SEEN_FOR` s stands within :data:`CROWD` m
+        of the ball."""
+        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
+        return bool(np.any(np.hypot(*(recent[:, 1:] - self.me.ball).T) < CROWD))
+
     def trace(self, now: float) -> str:
         """One line of what the player thinks: time, game state, penalised, its own and the
-        ball's estimated positions and the ball's age, whether it goes to the ball, walks it on and
-        sees something in its way, the walk's speed."""
+        ball's estimated positions and the ball's age, whether it goes to the ball, walks it on,
+        sees something in its way, near the ball, nearer the ball than itself, the walk's speed."""
         me = self.me
         return (f"{now:8.2f} {gc.STATES[self.game.state]:8} {'penalised' if self.game.penalised else '-':9} "
                 f"me {me.x:6.2f} {me.y:6.2f} {math.degrees(me.heading):5.0f} ball {me.ball[0]:6.2f} {me.ball[1]:6.2f} "
                 f"age {min(99.0, now - me.ball_time):5.1f} on_ball {int(self.on_ball)} dribbling {int(self.dribbling)} "
-                f"in_the_way {int(self._in_the_way(now))} "
+                f"in_the_way {int(self._in_the_way(now))} crowded {int(self._crowded(now))} "
+                f"contested {int(self._contested(now))} "
                 f"{'motion' if self.motion else ''} speed {' '.join(f'{v:5.2f}' for v in self.walk.speed)}")
 
     def _decide(self, s: Sensed) -> tuple[float, float, float]:
@@ -510,8 +532,15 @@ class Player:
 
     def _attack(self, bx: float, by: float, now: float) -> tuple[float, float, float]:
         """Go behind the ball as seen from the goal, then walk it towards the goal; when it comes
-        to lie before a foot (:data:`KICK_WINDOW`, mirrored for the left) stand still and kick it."""
+        to lie before a foot (:data:`KICK_WINDOW`, mirrored for the left) stand still and kick it.
+        While a robot nearer the ball plays it (:meth:`_contested`) wait, facing the ball, for at
+        most :data:`GIVE_WAY` s: robots that meet at the ball fall and foul."""
         me = self.me
+        if not self._contested(now):
+            self._giving_way = None
+        elif self._giving_way is None or now - self._giving_way < GIVE_WAY:
+            self._giving_way = now if self._giving_way is None else self._giving_way
+            return 0.0, 0.0, _clamp(wrap(math.atan2(by - me.y, bx - me.x) - me.heading) / 0.4, TURN_WALKING)
         spot, aim = _behind(bx, by, BEHIND)
         rx, ry = me.to_robot(bx, by)
         facing = wrap(aim - me.heading)
