@@ -18,7 +18,8 @@ each run the kid walks 1 to 3 s under another command, is pushed towards its fro
 1.5 m/s, up to 0.5 rad off straight), lies 1 s, and gets up (simleague.vhsc.kid.get_up from the side
 its accelerometer tells): the seconds until it stands (torso upright within 26 degrees, 0.38 m high)
 and stays standing, over the first ``--runs`` falls that left it on that side. Other falls than
-those the get-ups were found on. Medians, and how many runs fell.
+those the get-ups were found on. Medians, and how many runs fell. Last, twice ``--runs`` falls the
+same way but pushed to the left or right: where each came to rest (the kid has no get-up from a side).
 """
 
 from __future__ import annotations
@@ -144,15 +145,18 @@ STOOD_UP = 0.9                  # the torso's z axis' z component of a robot sta
 STOOD_HEIGHT = 0.38             # m: the torso's centre above the ground standing (0.42 in the crouch)
 
 
+PUSHED_TOWARDS = {"front": 0.0, "left": math.pi / 2, "back": math.pi, "right": -math.pi / 2}   # rad from the heading
+
+
 def fallen(side: str, seed: int) -> Driver:
     """A kid that walked ahead 1 to 3 s under a command drawn from ``seed`` and was pushed towards its
-    ``side`` ("front" or "back"), lying still 1 s after."""
+    ``side`` ("front", "back", "left" or "right"), lying still 1 s after."""
     rng = np.random.default_rng(seed)
     driver = robot(0.0, 0.0, rng.uniform(-3.0, 3.0), settle=60)
     gait = kid.walk()
     command = (rng.uniform(0.0, 1.0), rng.uniform(-0.3, 0.3), rng.uniform(-0.5, 0.5))
     walked, pushed = rng.uniform(1.0, 3.0), rng.uniform(0.8, 1.5)
-    towards = driver.world.heading(driver.rid) + rng.uniform(-0.5, 0.5) + (0.0 if side == "front" else math.pi)
+    towards = driver.world.heading(driver.rid) + rng.uniform(-0.5, 0.5) + PUSHED_TOWARDS[side]
     for k in range(int((walked + 2.0) / kid.STEP)):
         if k == int(walked / kid.STEP):
             vx, vy, vz = driver.world.velocity(driver.rid)
@@ -162,6 +166,13 @@ def fallen(side: str, seed: int) -> Driver:
     for _ in range(int(1.0 / kid.STEP)):
         driver.step(still)
     return driver
+
+
+def resting(side: str, seed: int) -> str | None:
+    """Where the kid :func:`fallen` towards ``side`` lies: "front", "back" or None (neither: on a
+    side, or not down), by its accelerometer (:func:`simleague.vhsc.kid.lying`)."""
+    driver = fallen(side, seed)
+    return kid.lying(driver.world.sensor(driver.rid, "accelerometer"))
 
 
 def get_up(side: str, seed: int, limit: float = 8.0) -> dict:
@@ -224,6 +235,9 @@ def main() -> None:
         print(f"get-up from the {side}: {sum(t <= 4.0 for t in times)}/{len(tries)} within 4 s, "
               f"{len(times)}/{len(tries)} at all, median {statistics.median(times) if times else math.nan:.2f} s "
               f"({seed} pushes)")
+    rest = [resting(("left", "right")[k % 2], k) for k in range(2 * runs)]
+    print(f"pushed to a side: came to rest on the front {rest.count('front')}, the back {rest.count('back')}, "
+          f"neither (a side) {rest.count(None)} of {len(rest)}")
 
 
 if __name__ == "__main__":
