@@ -18,8 +18,8 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import (CAREFUL, GIVE_WAY, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game, GameListener, Player, Sensed,
-                                   TeamChannel)
+from simleague.vhsc.player import (CAREFUL, GIVE_WAY, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game, GameListener, Player,
+                                   Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

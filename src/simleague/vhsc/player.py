@@ -371,13 +371,17 @@ class Player:
         seen = np.column_stack(self.me.to_field(points[:, 0], points[:, 1]))
         if now - self.me.ball_time < BALL_FORGET:
             seen = seen[np.hypot(*(seen - self.me.ball).T) > BALL_CLEAR]
-        kept = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
+        kept = self._recent(now)
         self.obstacles = np.vstack((kept, np.column_stack((np.full(len(seen), now), seen))))
+
+    def _recent(self, now: float) -> np.ndarray:
+        """The things seen in the last :data:`SEEN_FOR` s: rows of (when (s), own-frame x, y (m))."""
+        return self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
 
     def _in_the_way(self, now: float) -> bool:
         """Whether something seen in the last :data:`SEEN_FOR` s stands ahead: less than
         :data:`CLEAR_AHEAD` m before the torso and :data:`CLEAR_SIDE` m to either side."""
-        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
+        recent = self._recent(now)
         x, y = self.me.to_robot(recent[:, 1], recent[:, 2])
         return bool(np.any((x > 0) & (x < CLEAR_AHEAD) & (np.abs(y) < CLEAR_SIDE)))
 
@@ -469,19 +473,21 @@ class Player:
             return CAREFUL
         return forward
 
+    def _from_ball(self, now: float) -> np.ndarray:
+        """The distances (m, shape (n,)) from the ball to the things seen in the last
+        :data:`SEEN_FOR` s."""
+        recent = self._recent(now)
+        return np.hypot(*(recent[:, 1:] - self.me.ball).T)
+
     def _contested(self, now: float) -> bool:
-        """Whether something seen in the last :data:`SEEN_FOR` s stands within :data:`CROWD` m
-        of the ball and :data:`GIVE_WAY_MARGIN` m nearer it than this player."""
-        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
-        theirs = np.hypot(*(recent[:, 1:] - self.me.ball).T)
+        """Whether something stands within :data:`CROWD` m of the ball and
+        :data:`GIVE_WAY_MARGIN` m nearer it than this player."""
         mine = math.dist(self.me.ball, (self.me.x, self.me.y))
-        return bool(np.any(theirs < min(CROWD, mine - GIVE_WAY_MARGIN)))
+        return bool(np.any(self._from_ball(now) < min(CROWD, mine - GIVE_WAY_MARGIN)))
 
     def _crowded(self, now: float) -> bool:
-        """Whether something seen in the last :data:`SEEN_FOR` s stands within :data:`CROWD` m
-        of the ball."""
-        recent = self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
-        return bool(np.any(np.hypot(*(recent[:, 1:] - self.me.ball).T) < CROWD))
+        """Whether something stands within :data:`CROWD` m of the ball."""
+        return bool(np.any(self._from_ball(now) < CROWD))
 
     def trace(self, now: float) -> str:
         """One line of what the player thinks: time, game state, penalised, its own and the
