@@ -26,6 +26,7 @@ Every decoder raises :class:`ProtocolError` (and nothing else) with a message a 
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated, Literal, Optional, Union
 
 import msgspec
@@ -318,10 +319,15 @@ def decode_to_pauser(line: bytes) -> Command | Error:
 
 
 def schema() -> dict:
-    """The JSON Schema of every message of the protocol (what ``schema.json`` holds)."""
+    """The JSON Schema of every message of the protocol (what ``schema.json`` holds). The messages'
+    descriptions are their docstrings without the source's indentation (msgspec 0.23 strips it,
+    earlier versions did not: the schema is the same with either)."""
     every = Union[Hello, State, WorldState, Request, Subscribe, Heartbeat, Start, Reply, Referee, Opponent, End,
                   Error, PauserHello, Command, Report]
     doc = msgspec.json.schema(every)
+    for definition in doc["$defs"].values():
+        if "description" in definition:
+            definition["description"] = inspect.cleandoc(definition["description"])
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     doc["title"] = "simleague MSL middleware protocol (JSON messages over TCP, newline- or NUL-terminated)"
     return doc
