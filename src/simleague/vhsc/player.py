@@ -517,7 +517,7 @@ class Player:
             return self._their_penalty_kick(bx, by, to_ball)
         if not (self.game.free or self.game.kick_off) and self.number != 1 and \
                 math.dist((bx, by), (me.x, me.y)) > KEEP_AWAY:  # their kick-off: the places were right
-            return 0.0, 0.0, _clamp(wrap(to_ball - me.heading) / 0.4)
+            return 0.0, 0.0, self._turn_to(to_ball)
         if self.game.our_set_play:               # a touch before the set play's end is a warning
             if self.number == 1:
                 return self._keep_goal(by)
@@ -544,9 +544,11 @@ class Player:
         me = self.me
         if not self._contested(now):
             self._giving_way = None
-        elif self._giving_way is None or now - self._giving_way < GIVE_WAY:
-            self._giving_way = now if self._giving_way is None else self._giving_way
-            return 0.0, 0.0, _clamp(wrap(math.atan2(by - me.y, bx - me.x) - me.heading) / 0.4, TURN_WALKING)
+        else:
+            if self._giving_way is None:
+                self._giving_way = now
+            if now - self._giving_way < GIVE_WAY:
+                return 0.0, 0.0, self._turn_to(math.atan2(by - me.y, bx - me.x), TURN_WALKING)
         spot, aim = _behind(bx, by, BEHIND)
         rx, ry = me.to_robot(bx, by)
         facing = wrap(aim - me.heading)
@@ -585,6 +587,11 @@ class Player:
         x = max(bx, -HALF_LENGTH + PENALTY_MARK) + KEEP_AWAY
         return self._go_to(x, by + SUPPORT.get(self.number, SUPPORT[3])[1], to_ball)
 
+    def _turn_to(self, heading: float, most: float = 1.0) -> float:
+        """The turn (share of full, at most ``most`` either way) that brings the player round to
+        own-frame ``heading`` (rad) on the spot, slowing over the last 0.4 rad."""
+        return _clamp(wrap(heading - self.me.heading) / 0.4, most)
+
     def _go_to(self, x: float, y: float, heading: float, avoid: tuple[float, float] | None = None):
         """Walk to own-frame (x, y), facing ``heading`` (rad) once there; around ``avoid`` (the
         ball) rather than through it. Turns while walking are kept to :data:`TURN_WALKING` (the
@@ -597,7 +604,7 @@ class Player:
             if 0 < ax < rx and abs(ay) < 0.25 and distance > 0.3:     # the ball on the way: step past it
                 ry += 0.35 if ay < 0 else -0.35
         if distance < 0.12:
-            return 0.0, 0.0, _clamp(wrap(heading - me.heading) / 0.4)
+            return 0.0, 0.0, self._turn_to(heading)
         bearing = math.atan2(ry, rx)
         if distance < 0.6:                                            # near: step there, face the heading
             return (max(-0.5, min(1.0, rx / 0.3)), _clamp(ry / 0.15),
