@@ -18,8 +18,8 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import (CAREFUL, GIVE_WAY, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game, GameListener, Player,
-                                   Sensed, TeamChannel)
+from simleague.vhsc.player import (CAREFUL, GIVE_WAY, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game,
+                                   GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -317,6 +317,38 @@ def test_a_player_pushed_over_gets_up_and_walks_on():
             got_up = world.pose(rid)[0]
     assert any(lay) and got_up is not None                       # it knew it lay, and got up
     assert world.upright(rid) > 0.9 and world.pose(rid)[0][0] - got_up[0] > 0.2     # and walked on to the ball
+
+
+@pytest.mark.parametrize("robot_near", [False, True])
+def test_a_player_fallen_next_to_a_robot_lies_longer_before_getting_up(robot_near):
+    """Pushed over while walking; with a robot seen 0.5 m beside it just before, it lies still
+    for a time between LIE_NEAR's bounds (the referee's charging rule), else LIE_STILL."""
+    world, rid = world_with(robot=(-2.0, 0.0, 0.0))
+    player, pending, lay_from, rise_at = Player(3, "red"), [], None, None
+    player.me.place(-2.0, 0.0, 0.0)
+    for i in range(int(10.0 / kid.STEP)):
+        now = i * kid.STEP
+        player.me.ball, player.me.ball_time = (2.0, 0.0), now
+        if i == int(3.0 / kid.STEP):
+            if robot_near:
+                player.obstacles = np.array([[now, player.me.x, player.me.y + 0.5]])
+            world.push_robot(rid, (1.5, 0.0, 0.0))
+        pending.append(player.act(sensed(world, rid, now), Game()))
+        if len(pending) > 2:
+            for joint, angle in pending.pop(0).items():
+                world.set_position(rid, joint, angle)
+        world.step()
+        if lay_from is None and player.lying:
+            lay_from = now
+        if lay_from is not None and rise_at is None and player.motion is not None:
+            rise_at = now
+    assert lay_from is not None and rise_at is not None, (lay_from, rise_at)
+    if robot_near:
+        assert LIE_NEAR[0] <= rise_at - lay_from <= LIE_NEAR[1] + kid.STEP
+    else:
+        assert rise_at - lay_from == pytest.approx(LIE_STILL, abs=2 * kid.STEP)
+    draws = {Player(n, colour)._stagger.uniform(*LIE_NEAR) for n in (2, 3) for colour in ("red", "blue")}
+    assert len(draws) == 4                                         # each player its own wait
 
 
 @pytest.mark.parametrize("side, foot", [(-1.0, "right"), (1.0, "left")])

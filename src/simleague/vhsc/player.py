@@ -9,7 +9,7 @@ robot nearer the ball plays it; the nearest field player goes for the ball (the 
 players tell each other their distances to it over UDP), the others follow it at their places;
 the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
 gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
-:data:`LIE_STILL` s; one lying on its side is left to the referee, who takes it off after its
+:data:`LIE_STILL` s, longer when it fell next to a robot (:meth:`Player._lie_for`); one lying on its side is left to the referee, who takes it off after its
 fallen timeout and puts it back.
 
 Where it is comes from its own sensors: the heading from the gyro (:class:`Attitude`), the
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import random
 import socket
 import sys
 from dataclasses import InitVar, dataclass, field
@@ -95,6 +96,9 @@ SEEN_FOR = 1.0                   # s a thing seen standing on the turf is rememb
 BALL_CLEAR = 0.2                 # m: what stands this near the ball is the ball's own shaded underside
 SETTLE = 0.8                     # s standing in the crouch before walking off
 LIE_STILL = 0.5                  # s lying on the front or back before getting up (the fall is over)
+LIE_NEAR = (1.5, 4.0)            # s (least, most) lying there when a robot stood within NEAR_ME m
+NEAR_ME = 0.7                    # of the torso in the last RECALL s before the fall: a get-up
+RECALL = 2.0                     # touching it is the referee's charging or pushing
 TURN_WALKING = 0.4              # most turn (share of full) while walking on
 TURN_ON_SPOT = 0.5               # rad: a target further off than this is turned to first
 TILT_GAIN = 0.002                # share of the accelerometer's tilt taken into the attitude each step
@@ -293,6 +297,8 @@ class Player:
         self.kicking: str | None = None                   # the foot of a kick about to start
         self._stopped: float | None = None                 # when the walk came to a stop for a kick
         self._lying_since: float | None = None             # when it was last seen lying, not yet getting up
+        self._lying_for = LIE_STILL                        # s it lies still this time
+        self._stagger = random.Random(f"{colour}-{number}")  # the wait next to a robot: each player's own
         self.dribbling = False                             # walking the ball on this step
         self.still = False                                 # standing still before a kick this step
         self._giving_way: float | None = None             # since when it waits while another plays the ball
@@ -374,9 +380,23 @@ class Player:
         kept = self._recent(now)
         self.obstacles = np.vstack((kept, np.column_stack((np.full(len(seen), now), seen))))
 
-    def _recent(self, now: float) -> np.ndarray:
-        """The things seen in the last :data:`SEEN_FOR` s: rows of (when (s), own-frame x, y (m))."""
-        return self.obstacles[now - self.obstacles[:, 0] < SEEN_FOR]
+    def _recent(self, now: float, within: float = SEEN_FOR) -> np.ndarray:
+        """The things seen in the last ``within`` s: rows of (when (s), own-frame x, y (m))."""
+        return self.obstacles[now - self.obstacles[:, 0] < within]
+
+    def _lie_for(self, now: float) -> float:
+        """How long (s) to lie still after a fall found at ``now``: :data:`LIE_STILL`, but when a
+        robot stood within :data:`NEAR_ME` m in the last :data:`RECALL` s, a time drawn between
+        the :data:`LIE_NEAR` bounds, each player's own (two fallen together rise apart). The
+        league's referee counts a torso's speed averaged over a second, whatever moves it: a
+        robot getting up (or falling) against another near the ball charges it, and one touching
+        it for over a second while further from the ball pushes it (check_team_forceful_contacts;
+        :meth:`simleague.vhsc.referee.HumanoidReferee._charges`). Lying on, the other robot may
+        walk away; the player's camera sees nothing while it lies."""
+        recent = self._recent(now, RECALL)
+        if not np.any(np.hypot(recent[:, 1] - self.me.x, recent[:, 2] - self.me.y) < NEAR_ME):
+            return LIE_STILL
+        return self._stagger.uniform(*LIE_NEAR)
 
     def _in_the_way(self, now: float) -> bool:
         """Whether something seen in the last :data:`SEEN_FOR` s stands ahead: less than
@@ -436,8 +456,8 @@ class Player:
         else:
             self.standing_since, self.walk = None, kid.walk()
             if self._lying_since is None:
-                self._lying_since = s.time
-            if s.time - self._lying_since < LIE_STILL:
+                self._lying_since, self._lying_for = s.time, self._lie_for(s.time)
+            if s.time - self._lying_since < self._lying_for:
                 return kid.stand(self.walk)
             self.motion, self._lying_since = kid.get_up(side, s.angles), None
             return self.motion.step()
