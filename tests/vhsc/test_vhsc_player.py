@@ -297,21 +297,30 @@ def test_the_kid_gets_up_from_its_front_and_from_its_back(side, seed):
         kid.get_up("side", {})
 
 
-def test_a_player_pushed_over_gets_up_and_walks_on():
+def walking_pushed_over(seconds: float, before_the_push=lambda player, now: None):
+    """Player 3 walking from (-2, 0) to the ball 4 m ahead (as if seen each step), pushed onto its
+    front after 3 s, its answers acting two steps after what it read: yields (world, rid, player,
+    now (s)) after each step; ``before_the_push(player, now)`` is called just before the push."""
     world, rid = world_with(robot=(-2.0, 0.0, 0.0))
-    player, pending, lay, got_up = Player(3, "red"), [], [], None
+    player, pending = Player(3, "red"), []
     player.me.place(-2.0, 0.0, 0.0)
-    player.me.ball, player.me.ball_time = (2.0, 0.0), 0.0
-    for i in range(int(12.0 / kid.STEP)):
+    for i in range(int(seconds / kid.STEP)):
         now = i * kid.STEP
-        player.me.ball_time = now                                      # the ball ahead, as if seen
-        if i == int(3.0 / kid.STEP):                                   # walking: pushed onto its front
+        player.me.ball, player.me.ball_time = (2.0, 0.0), now
+        if i == int(3.0 / kid.STEP):
+            before_the_push(player, now)
             world.push_robot(rid, (1.5, 0.0, 0.0))
         pending.append(player.act(sensed(world, rid, now), Game()))
         if len(pending) > 2:
             for joint, angle in pending.pop(0).items():
                 world.set_position(rid, joint, angle)
         world.step()
+        yield world, rid, player, now
+
+
+def test_a_player_pushed_over_gets_up_and_walks_on():
+    lay, got_up = [], None
+    for world, rid, player, _ in walking_pushed_over(12.0):
         lay.append(player.lying)
         if got_up is None and any(lay) and player.motion is None and world.upright(rid) > 0.9:
             got_up = world.pose(rid)[0]
@@ -323,21 +332,12 @@ def test_a_player_pushed_over_gets_up_and_walks_on():
 def test_a_player_fallen_next_to_a_robot_lies_longer_before_getting_up(robot_near):
     """Pushed over while walking; with a robot seen 0.5 m beside it just before, it lies still
     for a time between LIE_NEAR's bounds (the referee's charging rule), else LIE_STILL."""
-    world, rid = world_with(robot=(-2.0, 0.0, 0.0))
-    player, pending, lay_from, rise_at = Player(3, "red"), [], None, None
-    player.me.place(-2.0, 0.0, 0.0)
-    for i in range(int(10.0 / kid.STEP)):
-        now = i * kid.STEP
-        player.me.ball, player.me.ball_time = (2.0, 0.0), now
-        if i == int(3.0 / kid.STEP):
-            if robot_near:
-                player.obstacles = np.array([[now, player.me.x, player.me.y + 0.5]])
-            world.push_robot(rid, (1.5, 0.0, 0.0))
-        pending.append(player.act(sensed(world, rid, now), Game()))
-        if len(pending) > 2:
-            for joint, angle in pending.pop(0).items():
-                world.set_position(rid, joint, angle)
-        world.step()
+    def a_robot_beside(player, now):
+        if robot_near:
+            player.obstacles = np.array([[now, player.me.x, player.me.y + 0.5]])
+
+    lay_from, rise_at = None, None
+    for _, _, player, now in walking_pushed_over(10.0, a_robot_beside):
         if lay_from is None and player.lying:
             lay_from = now
         if lay_from is not None and rise_at is None and player.motion is not None:
