@@ -9,8 +9,8 @@ robot nearer the ball plays it; the nearest field player goes for the ball (the 
 players tell each other their distances to it over UDP), the others follow it at their places;
 the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
 gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
-:data:`LIE_STILL` s, longer when it fell next to a robot (:meth:`Player._lie_for`); one lying on its side is left to the referee, who takes it off after its
-fallen timeout and puts it back.
+:data:`LIE_STILL` s, longer when it fell next to a robot (:meth:`Player._lie_for`); one lying on
+its side is left to the referee, who takes it off after its fallen timeout and puts it back.
 
 Where it is comes from its own sensors: the heading from the gyro (:class:`Attitude`), the
 position from the walk's own steps (odometry), both reset where the rules put a robot: at its
