@@ -384,6 +384,12 @@ class Player:
         """The things seen in the last ``within`` s: rows of (when (s), own-frame x, y (m))."""
         return self.obstacles[now - self.obstacles[:, 0] < within]
 
+    def _distances(self, x: float, y: float, now: float, within: float = SEEN_FOR) -> np.ndarray:
+        """The distances (m, shape (n,)) from own-frame (``x``, ``y``) (m) to the things seen in
+        the last ``within`` s."""
+        recent = self._recent(now, within)
+        return np.hypot(recent[:, 1] - x, recent[:, 2] - y)
+
     def _lie_for(self, now: float) -> float:
         """How long (s) to lie still after a fall found at ``now``: :data:`LIE_STILL`, but when a
         robot stood within :data:`NEAR_ME` m in the last :data:`RECALL` s, a time drawn between
@@ -392,9 +398,9 @@ class Player:
         robot getting up (or falling) against another near the ball charges it, and one touching
         it for over a second while further from the ball pushes it (check_team_forceful_contacts;
         :meth:`simleague.vhsc.referee.HumanoidReferee._charges`). Lying on, the other robot may
-        walk away; the player's camera sees nothing while it lies."""
-        recent = self._recent(now, RECALL)
-        if not np.any(np.hypot(recent[:, 1] - self.me.x, recent[:, 2] - self.me.y) < NEAR_ME):
+        walk away; the player's camera sees nothing while it lies (nor while it falls: the memory
+        holds what was seen in the last :data:`SEEN_FOR` s before the fall)."""
+        if not np.any(self._distances(self.me.x, self.me.y, now, RECALL) < NEAR_ME):
             return LIE_STILL
         return self._stagger.uniform(*LIE_NEAR)
 
@@ -493,21 +499,15 @@ class Player:
             return CAREFUL
         return forward
 
-    def _from_ball(self, now: float) -> np.ndarray:
-        """The distances (m, shape (n,)) from the ball to the things seen in the last
-        :data:`SEEN_FOR` s."""
-        recent = self._recent(now)
-        return np.hypot(*(recent[:, 1:] - self.me.ball).T)
-
     def _contested(self, now: float) -> bool:
         """Whether something stands within :data:`CROWD` m of the ball and
         :data:`GIVE_WAY_MARGIN` m nearer it than this player."""
         mine = math.dist(self.me.ball, (self.me.x, self.me.y))
-        return bool(np.any(self._from_ball(now) < min(CROWD, mine - GIVE_WAY_MARGIN)))
+        return bool(np.any(self._distances(*self.me.ball, now) < min(CROWD, mine - GIVE_WAY_MARGIN)))
 
     def _crowded(self, now: float) -> bool:
         """Whether something stands within :data:`CROWD` m of the ball."""
-        return bool(np.any(self._from_ball(now) < CROWD))
+        return bool(np.any(self._distances(*self.me.ball, now) < CROWD))
 
     def trace(self, now: float) -> str:
         """One line of what the player thinks: time, game state, penalised, its own and the
