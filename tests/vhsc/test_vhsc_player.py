@@ -149,6 +149,24 @@ def test_going_to_the_ball_a_player_walks_slowly_only_while_a_robot_stands_near_
     assert player._careful(1.0, 2.1) == 1.0
 
 
+def test_the_first_to_the_ball_walks_to_it_at_full_speed_whoever_stands_near():
+    """The referee spares the nearer of two robots moving to the ball: so the player first to
+    it goes on at full speed, but not while turned away from the ball nor with a robot as near."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time, player.game = (0.3, 0.0), 0.0, Game()
+    player._see_obstacles(0.1, np.array([[0.7, 0.25]]))                   # 0.47 m from the ball, ahead
+    assert player._crowded(0.2) and player._in_the_way(0.2)
+    assert player._careful(1.0, 0.2) == 1.0                               # 0.3 m from it: the first to it
+    player.me.place(0.0, 0.0, math.radians(35))                           # the ball 35 deg off: not to it
+    assert player._careful(1.0, 0.2) == CAREFUL
+    player.me.place(0.0, 0.0, 0.0)
+    player._see_obstacles(0.3, np.array([[0.4, -0.32]]))                  # another 0.34 m from it
+    assert player._careful(1.0, 0.4) == CAREFUL                           # not 0.1 m nearer than that one
+    player.me.place(0.1, 0.0, 0.0)                                        # 0.2 m from it: first again
+    assert player._careful(1.0, 0.4) == 1.0
+
+
 def test_a_player_waits_while_a_robot_nearer_the_ball_plays_it_but_not_for_ever():
     player = Player(3, "red")
     player.me.place(0.0, 0.0, 0.0)

@@ -92,6 +92,8 @@ CLEAR_AHEAD = 0.8                # while something stands less than this ahead (
 CLEAR_SIDE = 0.3                 # less than this to either side: the referee's 2 m and a margin
 GIVE_WAY = 4.0                   # s at most that a player waits while a robot nearer the ball plays it
 GIVE_WAY_MARGIN = 0.1            # m: how much nearer the ball that robot stands (the referee's FOUL_DISTANCE)
+TO_BALL = 0.4                    # rad: the ball this near straight ahead, the player walks to it (the referee's
+                                 # FOUL_DIRECTION, 30 deg, and a margin for the side steps)
 SEEN_FOR = 1.0                   # s a thing seen standing on the turf is remembered
 BALL_CLEAR = 0.2                 # m: what stands this near the ball is the ball's own shaded underside
 SETTLE = 0.8                     # s standing in the crouch before walking off
@@ -487,17 +489,28 @@ class Player:
         """The walk's forward speed (share of full) made careful near the ball in play: at most
         :data:`CAREFUL` within :data:`CAREFUL_NEAR` m of it while a robot stands near it
         (:meth:`_crowded`) unless walking it on, and within
-        :data:`VICINITY` m while something stands in the way (:meth:`_in_the_way`). Near the
+        :data:`VICINITY` m while something stands in the way (:meth:`_in_the_way`); at full
+        speed, though, while it is the first to the ball (:meth:`_first_to_ball`). Near the
         ball the referee calls a robot faster than 0.2 m/s that runs into another a foul unless
         it is the nearer of the two moving to the ball (the league's referee,
         check_team_forceful_contacts; :meth:`simleague.vhsc.referee.HumanoidReferee._charges`)."""
         if self.game.state != gc.STATE_PLAYING or forward <= CAREFUL:
             return forward
         near = self._ball_distance(now)
-        if (near < CAREFUL_NEAR and not self.dribbling and self._crowded(now)) or \
-                (near < VICINITY and self._in_the_way(now)):
+        if near >= VICINITY or self._first_to_ball(now):
+            return forward
+        if (near < CAREFUL_NEAR and not self.dribbling and self._crowded(now)) or self._in_the_way(now):
             return CAREFUL
         return forward
+
+    def _first_to_ball(self, now: float) -> bool:
+        """Whether the player walks to the ball (within :data:`TO_BALL` of straight ahead) and
+        everything seen stands :data:`GIVE_WAY_MARGIN` m further from it than the player: the
+        referee's charging and pushing rules spare such a robot."""
+        rx, ry = self.me.to_robot(*self.me.ball)
+        mine = math.hypot(rx, ry)
+        return abs(math.atan2(ry, rx)) < TO_BALL and \
+            not np.any(self._distances(*self.me.ball, now) < mine + GIVE_WAY_MARGIN)
 
     def _contested(self, now: float) -> bool:
         """Whether something stands within :data:`CROWD` m of the ball and
@@ -512,13 +525,14 @@ class Player:
     def trace(self, now: float) -> str:
         """One line of what the player thinks: time, game state, penalised, its own and the
         ball's estimated positions and the ball's age, whether it goes to the ball, walks it on,
-        sees something in its way, near the ball, nearer the ball than itself, the walk's speed."""
+        sees something in its way, near the ball, nearer the ball than itself, whether it is the
+        first to the ball, the walk's speed."""
         me = self.me
         return (f"{now:8.2f} {gc.STATES[self.game.state]:8} {'penalised' if self.game.penalised else '-':9} "
                 f"me {me.x:6.2f} {me.y:6.2f} {math.degrees(me.heading):5.0f} ball {me.ball[0]:6.2f} {me.ball[1]:6.2f} "
                 f"age {min(99.0, now - me.ball_time):5.1f} on_ball {int(self.on_ball)} dribbling {int(self.dribbling)} "
                 f"in_the_way {int(self._in_the_way(now))} crowded {int(self._crowded(now))} "
-                f"contested {int(self._contested(now))} "
+                f"contested {int(self._contested(now))} first {int(self._first_to_ball(now))} "
                 f"{'motion' if self.motion else ''} speed {' '.join(f'{v:5.2f}' for v in self.walk.speed)}")
 
     def _decide(self, s: Sensed) -> tuple[float, float, float]:
