@@ -18,8 +18,8 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import (CAREFUL, GIVE_WAY, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, Attitude, Game,
-                                   GameListener, Player, Sensed, TeamChannel)
+from simleague.vhsc.player import (BALL_FORGET, CAREFUL, GIVE_WAY, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, SEEN_FOR,
+                                   STEP_BACK, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -445,11 +445,23 @@ def test_a_penalised_player_knows_it_stands_where_the_referee_put_it():
     assert (player.me.x, player.me.y) == pytest.approx((-3.0, -3.06), abs=1e-9)
 
 
-def _decision(number: int, at: tuple[float, float, float], game: Game, ball=(0.0, 0.0)):
+def _decision(number: int, at: tuple[float, float, float], game: Game, ball=(0.0, 0.0), unseen: float = 0.1):
+    """Player ``number``'s walk (forward, sideways, turn) standing ``at`` (own frame), the ball
+    last seen at ``ball`` ``unseen`` s ago."""
     player = Player(number, "red")
     player.me.place(*at)
     player.me.ball, player.me.ball_time, player.game = ball, 0.0, game
-    return player._decide(Sensed(0.1, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+    return player._decide(Sensed(unseen, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+
+
+def test_a_player_that_lost_the_ball_at_its_feet_steps_back_before_it_searches():
+    """The camera does not see a ball under the torso: a ball last seen within AT_FEET, gone from
+    the images for BALL_FORGET s, is looked for by stepping back for a while, then by turning."""
+    at, near, far = (0.0, 0.0, 0.0), (0.3, 0.0), (2.0, 0.0)
+    assert _decision(3, at, Game(), near, unseen=BALL_FORGET + 0.5) == (kid.MOST_BACKWARDS, 0.0, 0.0)
+    assert _decision(3, at, Game(), near, unseen=STEP_BACK[1] + 0.5)[:2] == (0.0, 0.0)      # then turns
+    assert _decision(3, at, Game(), far, unseen=BALL_FORGET + 0.5)[:2] == (0.0, 0.0)        # far: turns at once
+    assert _decision(3, at, Game(), near, unseen=1.0)[0] > 0                                # seen lately: to it
 
 
 def test_at_their_penalty_kick_the_goalkeeper_stands_on_its_line_and_the_others_leave_the_area():
