@@ -78,8 +78,8 @@ class Calls:
 
     def _why(self, referee, key, penalty: int) -> str:
         """A penalty's reason; for "incapable", what the robot did: lay the fallen timeout out,
-        stood wrongly before the kick-off, or else (near the ball when a set play was taken, or
-        where the ball was put)."""
+        stood wrongly before the kick-off, or else (near the ball when a set play was taken, down
+        where the ball was put, or 20 s off the turf)."""
         why = PENALTIES.get(penalty, f"reason {penalty}")
         if penalty != gc.HL_PICKUP_OR_INCAPABLE:
             return why
@@ -88,7 +88,7 @@ class Calls:
             return f"{why}: lying {referee.fallen_timeout:.0f} s"
         if referee.state in (gc.STATE_READY, gc.STATE_SET):
             return f"{why}: its place at the kick-off"
-        return f"{why}: other (near the ball at a set play)"
+        return f"{why}: other (near the ball at a set play, down where it was put, off the turf)"
 
     def lines(self) -> list[str]:
         """What the half did, for the terminal."""
