@@ -459,7 +459,7 @@ def test_a_player_that_lost_the_ball_at_its_feet_steps_back_before_it_searches()
     the images for BALL_FORGET s, is looked for by stepping back for a while, then by turning."""
     at, near, far = (0.0, 0.0, 0.0), (0.3, 0.0), (2.0, 0.0)
     assert _decision(3, at, Game(), near, unseen=BALL_FORGET + 0.5) == (kid.MOST_BACKWARDS, 0.0, 0.0)
-    assert _decision(3, at, Game(), near, unseen=STEP_BACK[1] + 0.5)[:2] == (0.0, 0.0)      # then turns
+    assert _decision(3, at, Game(), near, unseen=BALL_FORGET + STEP_BACK + 0.5)[:2] == (0.0, 0.0)      # then turns
     assert _decision(3, at, Game(), far, unseen=BALL_FORGET + 0.5)[:2] == (0.0, 0.0)        # far: turns at once
     assert _decision(3, at, Game(), near, unseen=1.0)[0] > 0                                # seen lately: to it
 

@@ -69,9 +69,9 @@ HEARD_FOR = 1.0                  # s a team-mate's message counts
 KEEP_BALL = 0.3                  # m: the player on the ball keeps it unless a team-mate is this much nearer
 SUPPORT = {2: (-1.6, 0.0), 3: (-1.0, 1.2), 4: (-1.0, -1.2)}   # own-frame offsets from the ball of those not on it
 BALL_FORGET = 4.0                # s after which a ball not seen is searched for
-AT_FEET = 0.6                    # m: a ball last seen this near and not seen for STEP_BACK[0] s lies at the feet,
-STEP_BACK = (BALL_FORGET, BALL_FORGET + 2.0)   # under the camera: the player steps back until STEP_BACK[1] s,
-                                 # then searches (benchmarks/bench_dribble.py: 7.54 m of ball a minute, 6.94 without)
+AT_FEET = 0.6                    # m: a ball last seen this near and not seen for BALL_FORGET s lies at the feet,
+STEP_BACK = 2.0                  # under the camera: the player steps back this long (s) before it searches
+                                 # (benchmarks/bench_dribble.py: 7.54 m of ball a minute, 6.94 without)
 BEHIND = 0.3                     # m behind the ball (from the goal) to walk to before pushing it
 #: m: where the ball must be seen (robot frame x, y) for the right foot's kick (mirrored, y > 0, for the
 #: left's): kid.KICK_BALL before the right ankle, which is 0.016 m ahead of and 0.040 m right of the
@@ -547,10 +547,9 @@ class Player:
         if state == gc.STATE_READY:
             return self._go_to(*self.ready_place(), 0.0)
         unseen = s.time - me.ball_time
-        if STEP_BACK[0] < unseen < STEP_BACK[1] and math.dist(me.ball, (me.x, me.y)) < AT_FEET:
-            return kid.MOST_BACKWARDS, 0.0, 0.0
-        seen = unseen < BALL_FORGET
-        if not seen:
+        if unseen >= BALL_FORGET:
+            if BALL_FORGET < unseen < BALL_FORGET + STEP_BACK and math.dist(me.ball, (me.x, me.y)) < AT_FEET:
+                return kid.MOST_BACKWARDS, 0.0, 0.0                         # step back to see it
             return 0.0, 0.0, 1.0 if self.number % 2 else -1.0                 # turn to find it
         bx, by = me.ball
         to_ball = math.atan2(by - me.y, bx - me.x)
