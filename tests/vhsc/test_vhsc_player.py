@@ -18,8 +18,9 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import (BALL_FORGET, CAREFUL, GIVE_WAY, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, SEEN_FOR,
-                                   STEP_BACK, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
+from simleague.vhsc.player import (BALL_FORGET, CAREFUL, GIVE_WAY, HEARD_FOR, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS,
+                                   SEEN_FOR, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed,
+                                   TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -239,11 +240,12 @@ def test_the_game_controller_listener_skips_garbage_and_keeps_the_newest_state()
 def test_team_mates_hear_each_other_and_garbage_is_ignored():
     one, two = TeamChannel("red", "127.255.255.255"), TeamChannel("red", "127.255.255.255")
     try:
-        one.say(2, 1.234)
-        one.say(3, math.inf)
+        one.say(2, 1.234, (-1.5, 2.25))
+        one.say(3, math.inf, (1e9, -1e9))
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rogue:
             rogue.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-            for junk in (b"simleague x 3", b"\xff" * 60, b"simleague 4", b"other 1 2", b"simleague 99 3"):
+            for junk in (b"simleague x 3 0 0", b"\xff" * 60, b"simleague 4", b"simleague 4 3", b"other 1 2 0 0",
+                         b"simleague 99 3 0 0", b"simleague 4 3 1.5 0", b"simleague 4 3 0 0 0", b"simleague 4 3 --1 0"):
                 rogue.sendto(junk, ("127.255.255.255", 3737))
         heard = []
         for _ in range(100):                                             # up to 1 s for the datagrams
@@ -251,7 +253,10 @@ def test_team_mates_hear_each_other_and_garbage_is_ignored():
             if len(heard) >= 2:
                 break
             time.sleep(0.01)
-        assert heard == [(2, 1.23), (3, math.inf)]                        # the garbage and player 99 ignored
+        time.sleep(0.05)
+        heard += two.heard()
+        # the garbage and player 99 ignored; a position out of range at the most the message carries
+        assert heard == [(2, 1.23, (-1.5, 2.25)), (3, math.inf, (999.99, -999.99))]
         for k in range(MAX_DATAGRAMS + 10):                                # a flood: read a bounded share a step
             one.say(2, k / 100)
         time.sleep(0.1)
@@ -462,6 +467,33 @@ def test_a_player_that_lost_the_ball_at_its_feet_steps_back_before_it_searches()
     assert _decision(3, at, Game(), near, unseen=BALL_FORGET + STEP_BACK + 0.5)[:2] == (0.0, 0.0)      # then turns
     assert _decision(3, at, Game(), far, unseen=BALL_FORGET + 0.5)[:2] == (0.0, 0.0)        # far: turns at once
     assert _decision(3, at, Game(), near, unseen=1.0)[0] > 0                                # seen lately: to it
+
+
+def test_a_player_that_does_not_see_the_ball_looks_where_a_team_mate_sees_it_else_from_the_centre():
+    """A team-mate's sighting (heard in the last HEARD_FOR s) takes a searching field player to
+    LOOK_FROM m of it, facing it; without one it turns on the spot for TURN_ROUND s, then walks to the
+    centre spot, from where the camera reaches every ball on the field. The goalkeeper only turns."""
+    def search(number, at, unseen, told=None):
+        player = Player(number, "red")
+        player.me.place(*at)
+        player.me.ball, player.me.ball_time, player.game = (3.0, 0.0), 0.0, Game()
+        if told is not None:
+            player.hear(4 if number != 4 else 3, math.dist(told, at[:2]), unseen - 0.5, told)
+        return player._decide(Sensed(unseen, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+    lost = BALL_FORGET + 1.0
+    assert search(3, (-2.0, 0.0, 0.0), lost, told=(2.0, 0.0))[0] > 0.5                  # ahead: walks to it
+    assert abs(search(3, (-2.0, 0.0, math.pi), lost, told=(2.0, 0.0))[2]) == 1.0          # behind: turns to it
+    assert search(3, (1.5, 0.0, math.pi / 2), lost, told=(2.0, 0.0))[:2] == (0.0, 0.0)    # near enough: faces it
+    assert search(3, (1.5, 0.0, 0.0), lost, told=(2.0, 0.0)) == (0.0, 0.0, 0.0)
+    assert search(3, (-2.0, 0.0, 0.0), lost) == (0.0, 0.0, 1.0)                            # nobody sees it: turns
+    assert search(3, (-2.0, 0.0, 0.0), BALL_FORGET + TURN_ROUND + 0.5)[0] > 0.5         # then to the centre
+    assert search(3, (0.2, 0.1, 0.0), BALL_FORGET + TURN_ROUND + 0.5) == (0.0, 0.0, 1.0)   # there: turns
+    assert search(1, (-4.1, 0.0, 0.0), lost, told=(2.0, 0.0)) == (0.0, 0.0, 1.0)          # the goalkeeper stays
+    player = Player(3, "red")
+    player.hear(2, math.inf, 0.0, (0.0, 0.0))                                            # not seeing it says nothing
+    player.hear(4, 1.0, 0.0, (1.0, 1.0))
+    player.hear(1, 0.5, 0.0, (1.2, 1.1))                                                  # the nearest tells best
+    assert player._told_ball(0.5) == (1.2, 1.1) and player._told_ball(0.5 + HEARD_FOR) is None
 
 
 def test_at_their_penalty_kick_the_goalkeeper_stands_on_its_line_and_the_others_leave_the_area():

@@ -6,8 +6,10 @@ finds the ball in its camera's images (:mod:`simleague.vhsc.camera`), and the ro
 goes behind the ball and walks it or kicks it towards the opponents' goal, walking slowly near the
 ball when a robot stands near it or in its way (the referee's charging rule) and waiting while a
 robot nearer the ball plays it; the nearest field player goes for the ball (the team's
-players tell each other their distances to it over UDP), the others follow it at their places;
-a ball lost at the feet, under the camera's view, is looked for by stepping back before turning;
+players tell each other their distances to it and where they see it over UDP), the others follow
+it at their places; a ball lost at the feet, under the camera's view, is looked for by stepping
+back before turning, one lost elsewhere where a team-mate sees it, else by turning on the spot and
+then from the centre spot;
 the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
 gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
 :data:`LIE_STILL` s, longer when it fell next to a robot (:meth:`Player._lie_for`); one lying on
@@ -31,6 +33,7 @@ import argparse
 import math
 import os
 import random
+import re
 import socket
 import sys
 from dataclasses import InitVar, dataclass, field
@@ -72,6 +75,9 @@ BALL_FORGET = 4.0                # s after which a ball not seen is searched for
 AT_FEET = 0.6                    # m: a ball last seen this near and not seen for BALL_FORGET s lies at the feet,
 STEP_BACK = 2.0                  # under the camera: the player steps back this long (s) before it searches
                                  # (benchmarks/bench_dribble.py: 7.54 m of ball a minute, 6.94 without)
+LOOK_FROM = 1.0                  # m short of where a team-mate sees the ball that a searching player walks to
+TURN_ROUND = 8.0                 # s: a turn on the spot, after which a player that sees no ball walks to the centre
+CENTRE_NEAR = 0.5                # m from the centre spot that counts as there
 BEHIND = 0.3                     # m behind the ball (from the goal) to walk to before pushing it
 #: m: where the ball must be seen (robot frame x, y) for the right foot's kick (mirrored, y > 0, for the
 #: left's): kid.KICK_BALL before the right ankle, which is 0.016 m ahead of and 0.040 m right of the
@@ -297,7 +303,7 @@ class Player:
         self._time: float | None = None
         self._scan = 0.0
         self.standing_since: float | None = None           # when the robot last stood up to walk
-        self.mates: dict[int, tuple[float, float]] = {}     # number -> (distance to the ball, when heard)
+        self.mates: dict[int, tuple] = {}                   # number -> (distance to the ball, when heard, where)
         self._said = -math.inf
         self.on_ball = False
         self.kicking: str | None = None                   # the foot of a kick about to start
@@ -418,18 +424,26 @@ class Player:
         return bool(np.any((x > 0) & (x < CLEAR_AHEAD) & (np.abs(y) < CLEAR_SIDE)))
 
     # ------------------------------------------------------------------ the team
-    def hear(self, number: int, distance: float, now: float) -> None:
+    def hear(self, number: int, distance: float, now: float, ball: tuple[float, float] | None = None) -> None:
         """A team-mate's message: player ``number`` is ``distance`` m from the ball (inf: it does
-        not see it, lies or is penalised)."""
+        not see it, lies or is penalised), which it sees at own-frame ``ball`` (m)."""
         if number != self.number:
-            self.mates[number] = (distance, now)
+            self.mates[number] = (distance, now, ball)
 
-    def say(self, now: float) -> float | None:
-        """The distance to the ball to tell the team now (every :data:`SAY_EVERY` s), else None."""
+    def say(self, now: float) -> tuple[float, tuple[float, float]] | None:
+        """What to tell the team now (every :data:`SAY_EVERY` s), else None: the distance to the
+        ball (m, inf when not in reach) and where it lies (own frame, m)."""
         if now - self._said < SAY_EVERY:
             return None
         self._said = now
-        return self._ball_distance(now)
+        return self._ball_distance(now), self.me.ball
+
+    def _told_ball(self, now: float) -> tuple[float, float] | None:
+        """Where the team-mate nearest the ball, heard in the last :data:`HEARD_FOR` s, sees it
+        (own frame, m; its odometry's error with it), or None when no team-mate sees it."""
+        told = [(d, ball) for d, when, ball in self.mates.values()
+                if now - when < HEARD_FOR and math.isfinite(d) and ball is not None]
+        return min(told)[1] if told else None
 
     def _ball_distance(self, now: float) -> float:
         if self.game.penalised or self.motion is not None or self.lying or now - self.me.ball_time > BALL_FORGET:
@@ -440,7 +454,7 @@ class Player:
         """Whether this player goes to the ball: the nearest field player by what the team says
         (the one on it keeps it unless another is :data:`KEEP_BALL` nearer)."""
         mine = self._ball_distance(now) - (KEEP_BALL if self.on_ball else 0.0)
-        heard = [(n, d) for n, (d, when) in self.mates.items() if n != 1 and now - when < HEARD_FOR]
+        heard = [(n, d) for n, (d, when, _) in self.mates.items() if n != 1 and now - when < HEARD_FOR]
         self.on_ball = all(mine < d or (mine == d and self.number < n) for n, d in heard)
         return self.on_ball
 
@@ -548,9 +562,7 @@ class Player:
             return self._go_to(*self.ready_place(), 0.0)
         unseen = s.time - me.ball_time
         if unseen >= BALL_FORGET:
-            if BALL_FORGET < unseen < BALL_FORGET + STEP_BACK and math.dist(me.ball, (me.x, me.y)) < AT_FEET:
-                return kid.MOST_BACKWARDS, 0.0, 0.0                         # step back to see it
-            return 0.0, 0.0, 1.0 if self.number % 2 else -1.0                 # turn to find it
+            return self._search(unseen, s.time)
         bx, by = me.ball
         to_ball = math.atan2(by - me.y, bx - me.x)
         if self.game.their_set_play and self.game.penalty_kick:
@@ -575,6 +587,31 @@ class Player:
         x = max(-HALF_LENGTH + 1.0, min(HALF_LENGTH - 1.0, bx + dx))
         y = max(-HALF_WIDTH + 0.3, min(HALF_WIDTH - 0.3, by + dy))
         return self._go_to(x, y, math.atan2(by - me.y, bx - me.x))
+
+    def _search(self, unseen: float, now: float) -> tuple[float, float, float]:
+        """Look for a ball not seen for ``unseen`` s (at least :data:`BALL_FORGET`): step back
+        from one lost at the feet (under the camera's view) for :data:`STEP_BACK` s; walk to
+        :data:`LOOK_FROM` m of where a team-mate sees it (:meth:`_told_ball`); else turn on the spot,
+        and after :data:`TURN_ROUND` s walk to the centre spot, within the camera's range
+        (:data:`simleague.vhsc.camera.MAX_RANGE`) of every ball on the field, turning there. The
+        goalkeeper turns in its place."""
+        me = self.me
+        if unseen < BALL_FORGET + STEP_BACK and math.dist(me.ball, (me.x, me.y)) < AT_FEET:
+            return kid.MOST_BACKWARDS, 0.0, 0.0
+        turn = 1.0 if self.number % 2 else -1.0
+        if self.number == 1:
+            return 0.0, 0.0, turn
+        told = self._told_ball(now)
+        if told is not None:
+            bearing = math.atan2(told[1] - me.y, told[0] - me.x)
+            distance = math.dist(told, (me.x, me.y))
+            if distance <= LOOK_FROM:
+                return 0.0, 0.0, self._turn_to(bearing)
+            shy = LOOK_FROM / distance
+            return self._go_to(told[0] + shy * (me.x - told[0]), told[1] + shy * (me.y - told[1]), bearing)
+        if unseen >= BALL_FORGET + TURN_ROUND and math.hypot(me.x, me.y) > CENTRE_NEAR:
+            return self._go_to(0.0, 0.0, me.heading)
+        return 0.0, 0.0, turn
 
     def _attack(self, bx: float, by: float, now: float) -> tuple[float, float, float]:
         """Go behind the ball as seen from the goal, then walk it towards the goal; when it comes
@@ -654,10 +691,11 @@ class Player:
         return min(1.0, distance / 0.5), 0.0, _clamp(bearing / 0.5, TURN_WALKING)
 
     def _head(self, s: Sensed) -> dict[str, float]:
-        """Look at the ball when it was seen lately, else sweep."""
+        """Look at the ball when it was seen lately, else where a team-mate sees it, else sweep."""
         me = self.me
-        if s.time - me.ball_time < 1.0:
-            rx, ry = me.to_robot(*me.ball)
+        told = self._told_ball(s.time) if s.time - me.ball_time >= 1.0 else None
+        if s.time - me.ball_time < 1.0 or told is not None:
+            rx, ry = me.to_robot(*(told or me.ball))
             distance = max(0.2, math.hypot(rx, ry))
             yaw = max(-1.5, min(1.5, math.atan2(ry, rx)))
             pitch = max(0.0, min(0.85, math.atan2(kid.CAMERA_HEIGHT - camera.BALL_RADIUS, distance)))
@@ -702,10 +740,13 @@ class GameListener:
 
 class TeamChannel:
     """The team's own messages over UDP (the league lets team-mates talk): each player broadcasts
-    ``simleague <number> <distance to the ball, cm>`` on its team's port (:data:`TEAM_PORTS`) to
-    ``broadcast``; :meth:`heard` gives what arrived. A malformed message is ignored."""
+    ``simleague <number> <distance to the ball, cm> <ball x, cm> <ball y, cm>`` (the ball where it
+    sees it, in the team's own frame) on its team's port (:data:`TEAM_PORTS`) to ``broadcast``;
+    :meth:`heard` gives what arrived. A malformed message is ignored."""
 
     MAX_DISTANCE_CM = 100_000
+    MAX_COORDINATE_CM = 99_999
+    MESSAGE = re.compile(rb"simleague (\d{1,2}) (\d{1,6}) (-?\d{1,5}) (-?\d{1,5})")
 
     def __init__(self, colour: str, broadcast: str):
         self.address = (broadcast, TEAM_PORTS[colour])
@@ -715,31 +756,33 @@ class TeamChannel:
         self.sock.bind(("", TEAM_PORTS[colour]))
         self.sock.setblocking(False)
 
-    def say(self, number: int, distance: float) -> None:
-        """Tell the team (``distance`` m; inf when the ball is not in reach)."""
+    def say(self, number: int, distance: float, ball: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Tell the team (``distance`` m, inf when the ball is not in reach; ``ball``: where it
+        lies, own frame, m)."""
         centimetres = self.MAX_DISTANCE_CM
         if math.isfinite(distance):
             centimetres = min(centimetres, round(distance * 100))
+        x, y = (max(-self.MAX_COORDINATE_CM, min(self.MAX_COORDINATE_CM, round(v * 100))) for v in ball)
         try:
-            self.sock.sendto(f"simleague {number} {centimetres}".encode(), self.address)
+            self.sock.sendto(f"simleague {number} {centimetres} {x} {y}".encode(), self.address)
         except OSError:                                   # no route: the team plays on without talk
             pass
 
-    def heard(self) -> list[tuple[int, float]]:
-        """(number, distance m) of the messages that arrived since the last call, at most
-        :data:`MAX_DATAGRAMS` a call (the rest wait for the next); a player number outside 1 to
-        11 is not one of ours."""
+    def heard(self) -> list[tuple[int, float, tuple[float, float]]]:
+        """(number, distance m, ball (x, y) m) of the messages that arrived since the last call, at
+        most :data:`MAX_DATAGRAMS` a call (the rest wait for the next); a player number outside 1
+        to 11 is not one of ours."""
         out = []
         for _ in range(MAX_DATAGRAMS):
             try:
                 data = self.sock.recv(64)
             except (BlockingIOError, InterruptedError):
                 break
-            words = data.split()
-            if len(words) == 3 and words[0] == b"simleague" and words[1].isdigit() and words[2].isdigit() \
-                    and 1 <= int(words[1]) <= gc.MAX_PLAYERS:
-                centimetres = int(words[2])
-                out.append((int(words[1]), math.inf if centimetres >= self.MAX_DISTANCE_CM else centimetres / 100))
+            message = self.MESSAGE.fullmatch(data)
+            if message is not None and 1 <= int(message[1]) <= gc.MAX_PLAYERS:
+                centimetres = int(message[2])
+                out.append((int(message[1]), math.inf if centimetres >= self.MAX_DISTANCE_CM else centimetres / 100,
+                            (int(message[3]) / 100, int(message[4]) / 100)))
         return out
 
     def close(self) -> None:
@@ -784,13 +827,13 @@ def run(address: str | None = None, number: int = 1, colour: str = "red", steps:
                 count += 1
                 game = listener.latest() if listener is not None else None
                 sensed = Sensed.from_measurements(measurements)
-                for mate, distance in team.heard() if team is not None else ():
-                    player.hear(mate, distance, sensed.time)
+                for mate, distance, ball in team.heard() if team is not None else ():
+                    player.hear(mate, distance, sensed.time, ball)
                 targets = player.act(sensed, game or Game())
                 robot.send(robot.requests(positions=targets))
-                if (distance := player.say(sensed.time)) is not None:
+                if (told := player.say(sensed.time)) is not None:
                     if team is not None:
-                        team.say(number, distance)
+                        team.say(number, *told)
                     if trace is not None:
                         print(player.trace(sensed.time), file=trace, flush=True)
             return count
