@@ -258,7 +258,7 @@ def test_team_mates_hear_each_other_and_garbage_is_ignored():
         # the garbage and player 99 ignored; a position out of range at the most the message carries
         assert heard == [(2, 1.23, (-1.5, 2.25)), (3, math.inf, (999.99, -999.99))]
         for k in range(MAX_DATAGRAMS + 10):                                # a flood: read a bounded share a step
-            one.say(2, k / 100)
+            one.say(2, k / 100, (0.0, 0.0))
         time.sleep(0.1)
         assert len(two.heard()) == MAX_DATAGRAMS and len(two.heard()) == 10
     finally:
@@ -450,12 +450,15 @@ def test_a_penalised_player_knows_it_stands_where_the_referee_put_it():
     assert (player.me.x, player.me.y) == pytest.approx((-3.0, -3.06), abs=1e-9)
 
 
-def _decision(number: int, at: tuple[float, float, float], game: Game, ball=(0.0, 0.0), unseen: float = 0.1):
+def _decision(number: int, at: tuple[float, float, float], game: Game, ball=(0.0, 0.0), unseen: float = 0.1,
+              told: tuple[float, float] | None = None):
     """Player ``number``'s walk (forward, sideways, turn) standing ``at`` (own frame), the ball
-    last seen at ``ball`` ``unseen`` s ago."""
+    last seen at ``ball`` ``unseen`` s ago; ``told``: where a team-mate said 0.5 s ago it sees it."""
     player = Player(number, "red")
     player.me.place(*at)
     player.me.ball, player.me.ball_time, player.game = ball, 0.0, game
+    if told is not None:
+        player.hear(4 if number != 4 else 3, math.dist(told, at[:2]), unseen - 0.5, told)
     return player._decide(Sensed(unseen, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
 
 
@@ -474,12 +477,7 @@ def test_a_player_that_does_not_see_the_ball_looks_where_a_team_mate_sees_it_els
     LOOK_FROM m of it, facing it; without one it turns on the spot for TURN_ROUND s, then walks to the
     centre spot, from where the camera reaches every ball on the field. The goalkeeper only turns."""
     def search(number, at, unseen, told=None):
-        player = Player(number, "red")
-        player.me.place(*at)
-        player.me.ball, player.me.ball_time, player.game = (3.0, 0.0), 0.0, Game()
-        if told is not None:
-            player.hear(4 if number != 4 else 3, math.dist(told, at[:2]), unseen - 0.5, told)
-        return player._decide(Sensed(unseen, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+        return _decision(number, at, Game(), (3.0, 0.0), unseen, told)
     lost = BALL_FORGET + 1.0
     assert search(3, (-2.0, 0.0, 0.0), lost, told=(2.0, 0.0))[0] > 0.5                  # ahead: walks to it
     assert abs(search(3, (-2.0, 0.0, math.pi), lost, told=(2.0, 0.0))[2]) == 1.0          # behind: turns to it

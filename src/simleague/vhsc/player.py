@@ -303,7 +303,8 @@ class Player:
         self._time: float | None = None
         self._scan = 0.0
         self.standing_since: float | None = None           # when the robot last stood up to walk
-        self.mates: dict[int, tuple] = {}                   # number -> (distance to the ball, when heard, where)
+        # number -> (distance to the ball (m), when heard (s), where it sees the ball (own frame, m))
+        self.mates: dict[int, tuple[float, float, tuple[float, float] | None]] = {}
         self._said = -math.inf
         self.on_ball = False
         self.kicking: str | None = None                   # the foot of a kick about to start
@@ -756,7 +757,7 @@ class TeamChannel:
         self.sock.bind(("", TEAM_PORTS[colour]))
         self.sock.setblocking(False)
 
-    def say(self, number: int, distance: float, ball: tuple[float, float] = (0.0, 0.0)) -> None:
+    def say(self, number: int, distance: float, ball: tuple[float, float]) -> None:
         """Tell the team (``distance`` m, inf when the ball is not in reach; ``ball``: where it
         lies, own frame, m)."""
         centimetres = self.MAX_DISTANCE_CM
