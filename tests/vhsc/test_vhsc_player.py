@@ -525,3 +525,37 @@ def test_at_our_set_play_the_taker_waits_behind_the_ball_until_it_may_be_played(
     assert _decision(3, (0.4, 0.0, 0.0), Game(), ball)[0] > 0                  # the set play over: goes
     assert _decision(1, (-4.1, 0.0, 0.0), ours, (-3.5, 0.0))[:2] == (0.0, 0.0)  # the goalkeeper stays
 
+
+
+def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play():
+    """The packets name the half's kick-off team while the ball waits its 10 s after an executed
+    set play: the awarded team (here blue, which did not kick off) goes to the ball, and the other
+    keeps out of the free-kick distance, where the referee would take it off."""
+    def packet(secondary_state, info=0, secondary_time=0):
+        teams = (gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(9, gc.TEAM_RED))
+        return gc.GameData(teams, state=gc.STATE_PLAYING, kick_off_team=9, secondary_state=secondary_state,
+                           secondary_state_info=bytes((info, 2, 0, 0)), secondary_time=secondary_time)
+    set_play = packet(gc.STATE2_DIRECT_FREEKICK, info=7, secondary_time=3)
+    waiting = packet(gc.STATE2_NORMAL, secondary_time=10)
+    ball = (1.0, 0.0)
+
+    def after(colour, at, *packets):
+        player = Player(3, colour)
+        player.me.place(*at)
+        player.me.ball, player.me.ball_time = ball, 0.0
+        for data in packets:
+            player._follow_game(Game.from_packet(data, colour, 3))
+        return player.game, player._decide(Sensed(0.1, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+
+    game, walk = after("blue", (0.4, 0.0, 0.0), set_play)
+    assert game.our_set_play and walk[:2] == (0.0, 0.0)                     # waits behind the ball
+    game, walk = after("blue", (0.4, 0.0, 0.0), set_play, waiting, waiting)
+    assert game.kick_off and not game.free and walk[0] > 0                  # then plays it
+    game, walk = after("red", (0.7, 0.2, math.pi), set_play, waiting, waiting)
+    assert not game.kick_off and walk[0] > 0.5                              # too near: walks away
+    game, walk = after("red", (-1.0, 0.0, 0.0), set_play, waiting)
+    assert walk[:2] == (0.0, 0.0)                                           # out of it: stays
+    # after a kick-off the packets' kicking team restarts
+    kicked_off = packet(gc.STATE2_NORMAL, secondary_time=8)
+    assert after("red", (-1.0, 0.0, 0.0), kicked_off, kicked_off)[0].kick_off
+    assert not after("blue", (-1.0, 0.0, 0.0), kicked_off, kicked_off)[0].kick_off

@@ -36,7 +36,7 @@ import random
 import re
 import socket
 import sys
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, replace
 
 import numpy as np
 
@@ -140,9 +140,11 @@ class Sensed:
 
 @dataclass
 class Game:
-    """What the player takes from the GameController: ``state`` (gc.STATE_*), whether ``we``
-    kick off, our ``penalised`` status, whether the opponents have a set play under way, whether
-    the ball is ``free`` (not waiting to be put in play by a kick-off: the packets count down its
+    """What the player takes from the GameController: ``state`` (gc.STATE_*), whether we
+    ``kick_off`` (the packets' kicking team; while the ball waits to be put in play after a set
+    play, :meth:`Player._follow_game` makes it whether the set play was ours), our ``penalised``
+    status, whether the opponents have a set play under way, whether the ball is ``free`` (not
+    waiting to be put in play after a kick-off or an executed set play: the packets count down its
     ``secondary_time`` then), the half, whether the set play under way is a penalty kick, and
     whether we have a set play under way."""
 
@@ -355,6 +357,15 @@ class Player:
                 side = -1.0 if self._on_left(game.first_half) else 1.0
             self.me.place(-(HALF_LENGTH - PENALTY_MARK), side * TOUCH_LINE_START, -side * math.pi / 2)
             self.motion, self.walk = None, kid.walk()
+        if not game.free:
+            # the ball waits (its 10 s counted down) for the team that restarts; the packets name
+            # the half's kick-off team throughout, but after a set play the team whose set play it
+            # was restarts, and the referee takes off opponents nearer the ball than the free-kick
+            # distance until it is in play (seed 000's referee)
+            if before.our_set_play or before.their_set_play:
+                game = replace(game, kick_off=before.our_set_play)
+            elif not before.free:
+                game = replace(game, kick_off=before.kick_off)
         self.game = game
 
     def _sense(self, s: Sensed) -> None:
@@ -569,7 +580,7 @@ class Player:
         if self.game.their_set_play and self.game.penalty_kick:
             return self._their_penalty_kick(bx, by, to_ball)
         if not (self.game.free or self.game.kick_off) and self.number != 1 and \
-                math.dist((bx, by), (me.x, me.y)) > KEEP_AWAY:  # their kick-off: the places were right
+                math.dist((bx, by), (me.x, me.y)) > KEEP_AWAY:  # theirs to restart: the places were right
             return 0.0, 0.0, self._turn_to(to_ball)
         if self.game.our_set_play:               # a touch before the set play's end is a warning
             if self.number == 1:
