@@ -320,10 +320,11 @@ def test_the_kid_gets_up_from_its_front_and_from_its_back(side, seed):
         kid.get_up("side", {})
 
 
-def walking_pushed_over(seconds: float, before_the_push=lambda player, now: None):
+def walking_pushed_over(seconds: float, before_the_push=lambda player, now: None, game: Game | None = None):
     """Player 3 walking from (-2, 0) to the ball 4 m ahead (as if seen each step), pushed onto its
     front after 3 s, its answers acting two steps after what it read: yields (world, rid, player,
-    now (s)) after each step; ``before_the_push(player, now)`` is called just before the push."""
+    now (s)) after each step; ``before_the_push(player, now)`` is called just before the push;
+    ``game``: the GameController's state throughout (default: playing)."""
     world, rid = world_with(robot=(-2.0, 0.0, 0.0))
     player, pending = Player(3, "red"), []
     player.me.place(-2.0, 0.0, 0.0)
@@ -333,7 +334,7 @@ def walking_pushed_over(seconds: float, before_the_push=lambda player, now: None
         if i == int(3.0 / kid.STEP):
             before_the_push(player, now)
             world.push_robot(rid, (1.5, 0.0, 0.0))
-        pending.append(player.act(sensed(world, rid, now), Game()))
+        pending.append(player.act(sensed(world, rid, now), game or Game()))
         if len(pending) > 2:
             for joint, angle in pending.pop(0).items():
                 world.set_position(rid, joint, angle)
@@ -351,22 +352,23 @@ def test_a_player_pushed_over_gets_up_and_walks_on():
     assert world.upright(rid) > 0.9 and world.pose(rid)[0][0] - got_up[0] > 0.2     # and walked on to the ball
 
 
-@pytest.mark.parametrize("robot_near", [False, True])
-def test_a_player_fallen_next_to_a_robot_lies_longer_before_getting_up(robot_near):
+@pytest.mark.parametrize("robot_near, set_play", [(False, False), (True, False), (True, True)])
+def test_a_player_fallen_next_to_a_robot_lies_longer_before_getting_up_but_not_at_a_set_play(robot_near, set_play):
     """Pushed over while walking; with a robot seen 0.5 m beside it just before, it lies still
-    for a time between LIE_NEAR's bounds (the referee's charging rule), else LIE_STILL."""
+    for a time between LIE_NEAR's bounds (the referee's charging rule), else LIE_STILL; and
+    LIE_STILL during a set play (the referee takes off robots down when it puts the ball down)."""
     def a_robot_beside(player, now):
         if robot_near:
             player.obstacles = np.array([[now, player.me.x, player.me.y + 0.5]])
 
     lay_from, rise_at = None, None
-    for _, _, player, now in walking_pushed_over(10.0, a_robot_beside):
+    for _, _, player, now in walking_pushed_over(10.0, a_robot_beside, Game(their_set_play=set_play)):
         if lay_from is None and player.lying:
             lay_from = now
         if lay_from is not None and rise_at is None and player.motion is not None:
             rise_at = now
     assert lay_from is not None and rise_at is not None, (lay_from, rise_at)
-    if robot_near:
+    if robot_near and not set_play:
         assert LIE_NEAR[0] <= rise_at - lay_from <= LIE_NEAR[1] + kid.STEP
     else:
         assert rise_at - lay_from == pytest.approx(LIE_STILL, abs=2 * kid.STEP)

@@ -12,7 +12,7 @@ back before turning, one lost elsewhere where a team-mate sees it, else by turni
 then from the centre spot;
 the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
 gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
-:data:`LIE_STILL` s, longer when it fell next to a robot (:meth:`Player._lie_for`); one lying on
+:data:`LIE_STILL` s, longer when it fell next to a robot in play (:meth:`Player._lie_for`); one lying on
 its side is left to the referee, who takes it off after its fallen timeout and puts it back.
 
 Where it is comes from its own sensors: the heading from the gyro (:class:`Attitude`), the
@@ -421,7 +421,11 @@ class Player:
         league's referee counts a torso's speed averaged over a second, whatever moves it: a
         robot getting up (or falling) against another near the ball charges it, and one touching
         it for over a second while further from the ball pushes it (check_team_forceful_contacts;
-        :meth:`simleague.vhsc.referee.HumanoidReferee._charges`). Lying on, the other robot may
+        :meth:`simleague.vhsc.referee.HumanoidReferee._charges`). While a set play is under way
+        :meth:`act` waits only :data:`LIE_STILL`: when the referee puts the set play's ball down
+        (the set play's phase 0 over, 5 s by default: :data:`simleague.vhsc.options.SET_PLAY_TIMES`) with a robot near it, it takes off every
+        robot then down (the league's referee, game_interruption_place_ball), and a get-up takes
+        about 4 s. Lying on, the other robot may
         walk away; the player's camera sees nothing while it lies (nor while it falls: the memory
         holds what was seen in the last :data:`SEEN_FOR` s before the fall)."""
         if not np.any(self._distances(self.me.x, self.me.y, now, RECALL) < NEAR_ME):
@@ -495,7 +499,8 @@ class Player:
             self.standing_since, self.walk = None, kid.walk()
             if self._lying_since is None:
                 self._lying_since, self._lying_for = s.time, self._lie_for(s.time)
-            if s.time - self._lying_since < self._lying_for:
+            set_play = self.game.our_set_play or self.game.their_set_play
+            if s.time - self._lying_since < (LIE_STILL if set_play else self._lying_for):
                 return kid.stand(self.walk)
             self.motion, self._lying_since = kid.get_up(side, s.angles), None
             return self.motion.step()
