@@ -12,8 +12,8 @@ back before turning, one lost elsewhere where a team-mate sees it, else by turni
 then from the centre spot;
 the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
 gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
-:data:`LIE_STILL` s, longer when it fell next to a robot in play (:meth:`Player._lie_for`); one lying on
-its side is left to the referee, who takes it off after its fallen timeout and puts it back.
+:data:`LIE_STILL` s, longer when it fell next to a robot in play (:meth:`Player._lie_for`); one
+lying on its side is left to the referee, who takes it off after its fallen timeout and puts it back.
 
 Where it is comes from its own sensors: the heading from the gyro (:class:`Attitude`), the
 position from the walk's own steps (odometry), both reset where the rules put a robot: at its
@@ -421,13 +421,13 @@ class Player:
         league's referee counts a torso's speed averaged over a second, whatever moves it: a
         robot getting up (or falling) against another near the ball charges it, and one touching
         it for over a second while further from the ball pushes it (check_team_forceful_contacts;
-        :meth:`simleague.vhsc.referee.HumanoidReferee._charges`). While a set play is under way
-        :meth:`act` waits only :data:`LIE_STILL`: when the referee puts the set play's ball down
-        (the set play's phase 0 over, 5 s by default: :data:`simleague.vhsc.options.SET_PLAY_TIMES`) with a robot near it, it takes off every
-        robot then down (the league's referee, game_interruption_place_ball), and a get-up takes
-        about 4 s. Lying on, the other robot may
+        :meth:`simleague.vhsc.referee.HumanoidReferee._charges`). Lying on, the other robot may
         walk away; the player's camera sees nothing while it lies (nor while it falls: the memory
-        holds what was seen in the last :data:`SEEN_FOR` s before the fall)."""
+        holds what was seen in the last :data:`SEEN_FOR` s before the fall). While a set play is
+        under way :meth:`act` waits only :data:`LIE_STILL`: when the referee puts the set play's
+        ball down (its phase 0 over: 5 s, :data:`simleague.vhsc.options.SET_PLAY_TIMES`) with a
+        robot near it, it takes off every robot then down (the league's referee,
+        game_interruption_place_ball), and a get-up takes about 4 s."""
         if not np.any(self._distances(self.me.x, self.me.y, now, RECALL) < NEAR_ME):
             return LIE_STILL
         return self._stagger.uniform(*LIE_NEAR)
