@@ -156,7 +156,9 @@ def competition(*args, **kwargs):
 
 
 def test_the_sample_competition_runs_to_its_standings_and_report(tmp_path):
-    done = competition(EXAMPLE, "--out", tmp_path / "out")
+    """The sample competition, its trials cut short (:func:`short_trials`; the sample agent's
+    full trials: tests/ciberrato/test_ciberrato_agent.py)."""
+    done = competition(short_example(tmp_path), "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "out" / "standings.json").read_text())
     assert [len(leg["trials"]) for leg in report["legs"]] == [3, 3]
