@@ -528,7 +528,6 @@ def test_at_our_set_play_the_taker_waits_behind_the_ball_until_it_may_be_played(
     assert _decision(1, (-4.1, 0.0, 0.0), ours, (-3.5, 0.0))[:2] == (0.0, 0.0)  # the goalkeeper stays
 
 
-
 def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play():
     """The packets name the half's kick-off team while the ball waits its 10 s after an executed
     set play: the awarded team (here blue, which did not kick off) goes to the ball, and the other

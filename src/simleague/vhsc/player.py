@@ -361,7 +361,7 @@ class Player:
             # the ball waits (its 10 s counted down) for the team that restarts; the packets name
             # the half's kick-off team throughout, but after a set play the team whose set play it
             # was restarts, and the referee takes off opponents nearer the ball than the free-kick
-            # distance until it is in play (seed 000's referee)
+            # distance until it is in play (simleague.vhsc.referee.HumanoidReferee._before_in_play)
             if before.our_set_play or before.their_set_play:
                 game = replace(game, kick_off=before.our_set_play)
             elif not before.free:
