@@ -541,12 +541,10 @@ def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play()
     ball = (1.0, 0.0)
 
     def after(colour, at, *packets):
-        player = Player(3, colour)
-        player.me.place(*at)
-        player.me.ball, player.me.ball_time = ball, 0.0
+        follower = Player(3, colour)
         for data in packets:
-            player._follow_game(Game.from_packet(data, colour, 3))
-        return player.game, player._decide(Sensed(0.1, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+            follower._follow_game(Game.from_packet(data, colour, 3))
+        return follower.game, _decision(3, at, follower.game, ball)
 
     game, walk = after("blue", (0.4, 0.0, 0.0), set_play)
     assert game.our_set_play and walk[:2] == (0.0, 0.0)                     # waits behind the ball
