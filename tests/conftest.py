@@ -8,9 +8,20 @@ locally), ``gl`` (OpenGL for cameras), ``msl_helpers``, ``threaded``, ``simspark
 (``tests/viewer/conftest.py``: the browser and ``simleague`` processes).
 """
 
+import signal
 import socket
 
 import pytest
+
+
+def pytest_configure(config):
+    """Ctrl-C reaches the programs the tests start: tests send them SIGINT as a terminal does and
+    expect them to stop. A shell without job control starts a background job (``pytest &``, a CI
+    runner's script) with SIGINT ignored, which its children inherit across exec, and Python
+    then never installs its KeyboardInterrupt handler; handled here, it is reset to the default
+    in every child."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
