@@ -8,6 +8,7 @@ import math
 import socket
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -558,3 +559,15 @@ def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play()
     kicked_off = packet(gc.STATE2_NORMAL, secondary_time=8)
     assert after("red", (-1.0, 0.0, 0.0), kicked_off, kicked_off)[0].kick_off
     assert not after("blue", (-1.0, 0.0, 0.0), kicked_off, kicked_off)[0].kick_off
+
+
+def test_at_a_dropped_ball_both_teams_go_to_the_ball_at_once():
+    """A dropped ball's packets name no kicking team (128) while its 10 s count down, and either
+    team may play it (the referee keeps no one away): neither waits."""
+    teams = (gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(9, gc.TEAM_RED))
+    dropped = gc.GameData(teams, state=gc.STATE_PLAYING, kick_off_team=gc.DROPPED_BALL_TEAM, secondary_time=8)
+    for colour in ("red", "blue"):
+        game = Game.from_packet(dropped, colour, 3)
+        assert game.free and _decision(3, (-1.5, 0.0, 0.0), game, (0.0, 0.0))[0] > 0.5
+    kicked_off = replace(dropped, kick_off_team=9)                       # a kick-off's ball: blue waits
+    assert _decision(3, (-1.5, 0.0, 0.0), Game.from_packet(kicked_off, "blue", 3), (0.0, 0.0))[:2] == (0.0, 0.0)

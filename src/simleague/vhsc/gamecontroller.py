@@ -23,6 +23,7 @@ MAX_PLAYERS = 11
 STATE_INITIAL, STATE_READY, STATE_SET, STATE_PLAYING, STATE_FINISHED = range(5)
 STATES = ("initial", "ready", "set", "playing", "finished")
 TEAM_BLUE, TEAM_RED = 0, 1                    # team colours
+DROPPED_BALL_TEAM = 128                       # ``kick_off_team`` of a dropped ball: either team may play it
 PENALTY_NONE = 0
 # the humanoid league's penalty codes
 HL_BALL_MANIPULATION, HL_PHYSICAL_CONTACT, HL_ILLEGAL_ATTACK, HL_ILLEGAL_DEFENSE = 30, 31, 32, 33

@@ -145,7 +145,7 @@ class Game:
     play, :meth:`Player._follow_game` makes it whether the set play was ours), our ``penalised``
     status, whether the opponents have a set play under way, whether the ball is ``free`` (not
     waiting to be put in play after a kick-off or an executed set play: the packets count down its
-    ``secondary_time`` then), the half, whether the set play under way is a penalty kick, and
+    ``secondary_time`` then; a dropped ball's is free to both teams), the half, whether the set play under way is a penalty kick, and
     whether we have a set play under way."""
 
     state: int = gc.STATE_PLAYING
@@ -168,8 +168,9 @@ class Game:
         penalised = 1 <= number <= len(ours.players) and ours.players[number - 1].penalty != gc.PENALTY_NONE
         set_play = data.secondary_state in gc.SET_PLAYS        # not overtime, a shoot-out or a timeout
         their = set_play and data.secondary_state_info[0] != ours.number
+        # the ball waits to be put in play by the kicking team; a dropped ball, by either team
         waiting = (data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL
-                   and data.secondary_time > 0)
+                   and data.secondary_time > 0 and data.kick_off_team != gc.DROPPED_BALL_TEAM)
         return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting,
                    data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their)
 

@@ -80,6 +80,7 @@ from ..soccer.geometry import EPS, ball_out, nearer_than
 from ..soccer.rules import SoccerRules
 from .config import Pose, TeamConfig
 from .gamecontroller import (
+    DROPPED_BALL_TEAM,
     HL_PHYSICAL_CONTACT,
     HL_PICKUP_OR_INCAPABLE,
     HL_SERVICE,
@@ -119,7 +120,6 @@ SHOOTOUT_TRIAL_TIME = 60.0    # s a penalty of a shoot-out lasts at most
 SHOOTOUT_KICKS = 10           # penalties of a shoot-out (5 a team), then 10 more if still drawn
 INVALID_GOALKEEPER_TIMEOUT = 1.0    # s a shoot-out's goalkeeper may be off its goal line
 STATIC_SPEED = 0.01           # m/s: a slower ball lies still
-DROPPED_BALL_TEAM = 128       # the kick-off team of a dropped ball
 BALL_AWAY = (100.0, 100.0)    # where the ball waits while the referee holds it
 UPRIGHT = 0.5                 # a robot whose trunk's z axis has less than this z component lies down
 KICK_OFF, DROPPED = "kick-off", "dropped ball"
