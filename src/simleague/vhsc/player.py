@@ -157,6 +157,11 @@ class Game:
     penalty_kick: bool = False
     our_set_play: bool = False
 
+    @property
+    def set_play(self) -> bool:
+        """Whether a set play is under way, ours or theirs."""
+        return self.our_set_play or self.their_set_play
+
     @classmethod
     def from_packet(cls, data: gc.GameData, colour: str, number: int) -> Game | None:
         """Our view of ``data`` for player ``number`` of ``colour`` ("red"/"blue"); None when
@@ -363,7 +368,7 @@ class Player:
             # the half's kick-off team throughout, but after a set play the team whose set play it
             # was restarts, and the referee takes off opponents nearer the ball than the free-kick
             # distance until it is in play (simleague.vhsc.referee.HumanoidReferee._before_in_play)
-            if before.our_set_play or before.their_set_play:
+            if before.set_play:
                 game = replace(game, kick_off=before.our_set_play)
             elif not before.free:
                 game = replace(game, kick_off=before.kick_off)
@@ -500,8 +505,7 @@ class Player:
             self.standing_since, self.walk = None, kid.walk()
             if self._lying_since is None:
                 self._lying_since, self._lying_for = s.time, self._lie_for(s.time)
-            set_play = self.game.our_set_play or self.game.their_set_play
-            if s.time - self._lying_since < (LIE_STILL if set_play else self._lying_for):
+            if s.time - self._lying_since < (LIE_STILL if self.game.set_play else self._lying_for):
                 return kid.stand(self.walk)
             self.motion, self._lying_since = kid.get_up(side, s.angles), None
             return self.motion.step()
