@@ -406,7 +406,7 @@ frame() { printf "\000\000\000\\$(printf %o "$(expr length "$1")")%s" "$1"; }
 def test_a_team_in_a_docker_image_plays_its_matches_and_leaves_no_container(tmp_path):
     client = busybox_image("simleague-test-agent", "1", ("sh", "printf", "nc", "sleep", "expr"),
                            {"agent.sh": SH_AGENT})
-    text = TOURNAMENT.read_text()
+    text = short_tournament(tmp_path / "short.toml").read_text()
     text = text[:text.index('[[team]]\nname = "Crickets"')].replace(
         'name = "Ants"\ncommand = "python -m simleague.simspark.agent --host {host} --port {port} --team {team} '
         '--unum {unum}"', 'name = "Ants"\nimage = "simleague-test-agent:1"\n'
