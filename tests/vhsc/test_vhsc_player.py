@@ -169,6 +169,22 @@ def test_the_first_to_the_ball_walks_to_it_at_full_speed_whoever_stands_near():
     assert player._careful(1.0, 0.4) == 1.0
 
 
+def test_walking_the_ball_on_beside_a_robot_a_player_keeps_full_speed_only_with_the_ball_straight_ahead():
+    """A player walking the ball on 22 degrees off its heading, a robot near, was called for a
+    foul: the referee saw it move more than 30 degrees away from the ball. Beside a robot it walks
+    the ball on at full speed only while the ball lies straight ahead."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.game, player.dribbling, player.me.ball_time = Game(), True, 0.0
+    player._see_obstacles(0.1, np.array([[0.25, -0.33]]))                # beside the way, near the ball
+    player.me.ball = (0.25, 0.0)
+    assert player._crowded(0.2) and not player._in_the_way(0.2) and not player._first_to_ball(0.2)
+    assert player._careful(1.0, 0.2) == 1.0                               # straight ahead
+    off = math.radians(22)
+    player.me.ball = (0.25 * math.cos(off), 0.25 * math.sin(off))
+    assert player._careful(1.0, 0.2) == CAREFUL
+
+
 def test_a_player_waits_while_a_robot_nearer_the_ball_plays_it_but_not_for_ever():
     player = Player(3, "red")
     player.me.place(0.0, 0.0, 0.0)

@@ -102,8 +102,9 @@ CLEAR_AHEAD = 0.8                # while something stands less than this ahead (
 CLEAR_SIDE = 0.3                 # less than this to either side: the referee's 2 m and a margin
 GIVE_WAY = 4.0                   # s at most that a player waits while a robot nearer the ball plays it
 GIVE_WAY_MARGIN = 0.1            # m: how much nearer the ball that robot stands (the referee's FOUL_DISTANCE)
-TO_BALL = 0.4                    # rad: the ball this near straight ahead, the player walks to it (the referee's
-                                 # FOUL_DIRECTION, 30 deg, and a margin for the side steps)
+TO_BALL = 0.3                    # rad: the ball this near straight ahead, the player walks to it (the referee's
+                                 # FOUL_DIRECTION, 30 deg, and a margin for the side steps and the odometry:
+                                 # at 0.4 a player walking the ball on was called with it 22 deg off its heading)
 SEEN_FOR = 1.0                   # s a thing seen standing on the turf is remembered
 BALL_CLEAR = 0.2                 # m: what stands this near the ball is the ball's own shaded underside
 SETTLE = 0.8                     # s standing in the crouch before walking off
@@ -528,7 +529,7 @@ class Player:
     def _careful(self, forward: float, now: float) -> float:
         """The walk's forward speed (share of full) made careful near the ball in play: at most
         :data:`CAREFUL` within :data:`CAREFUL_NEAR` m of it while a robot stands near it
-        (:meth:`_crowded`) unless walking it on, and within
+        (:meth:`_crowded`) unless walking it on with the ball straight ahead (:meth:`_ball_ahead`), and within
         :data:`VICINITY` m while something stands in the way (:meth:`_in_the_way`); at full
         speed, though, while it is the first to the ball (:meth:`_first_to_ball`). Near the
         ball the referee calls a robot faster than 0.2 m/s that runs into another a foul unless
@@ -539,18 +540,23 @@ class Player:
         near = self._ball_distance(now)
         if near >= VICINITY or self._first_to_ball(now):
             return forward
-        if (near < CAREFUL_NEAR and not self.dribbling and self._crowded(now)) or self._in_the_way(now):
+        walking_on = self.dribbling and self._ball_ahead()
+        if (near < CAREFUL_NEAR and not walking_on and self._crowded(now)) or self._in_the_way(now):
             return CAREFUL
         return forward
 
-    def _first_to_ball(self, now: float) -> bool:
-        """Whether the player walks to the ball (within :data:`TO_BALL` of straight ahead) and
-        everything seen stands :data:`GIVE_WAY_MARGIN` m further from it than the player: the
-        referee's charging and pushing rules spare such a robot."""
+    def _ball_ahead(self) -> bool:
+        """Whether the ball lies within :data:`TO_BALL` of straight ahead: walking, the player
+        moves towards it as the referee sees it (within 30 degrees)."""
         rx, ry = self.me.to_robot(*self.me.ball)
-        mine = math.hypot(rx, ry)
-        return abs(math.atan2(ry, rx)) < TO_BALL and \
-            not np.any(self._distances(*self.me.ball, now) < mine + GIVE_WAY_MARGIN)
+        return abs(math.atan2(ry, rx)) < TO_BALL
+
+    def _first_to_ball(self, now: float) -> bool:
+        """Whether the player walks to the ball (:meth:`_ball_ahead`) and everything seen stands
+        :data:`GIVE_WAY_MARGIN` m further from it than the player: the referee's charging and
+        pushing rules spare such a robot."""
+        mine = math.dist(self.me.ball, (self.me.x, self.me.y))
+        return self._ball_ahead() and not np.any(self._distances(*self.me.ball, now) < mine + GIVE_WAY_MARGIN)
 
     def _contested(self, now: float) -> bool:
         """Whether something stands within :data:`CROWD` m of the ball and
