@@ -146,8 +146,8 @@ class Game:
     play, :meth:`Player._follow_game` makes it whether the set play was ours), our ``penalised``
     status, whether the opponents have a set play under way, whether the ball is ``free`` (not
     waiting to be put in play after a kick-off or an executed set play: the packets count down its
-    ``secondary_time`` then; a dropped ball's is free to both teams), the half, whether the set play under way is a penalty kick, and
-    whether we have a set play under way."""
+    ``secondary_time`` then; a dropped ball's is free to both teams), the half, whether the set
+    play under way is a penalty kick, and whether we have a set play under way."""
 
     state: int = gc.STATE_PLAYING
     kick_off: bool = True
