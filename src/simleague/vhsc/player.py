@@ -147,7 +147,9 @@ class Game:
     status, whether the opponents have a set play under way, whether the ball is ``free`` (not
     waiting to be put in play after a kick-off or an executed set play: the packets count down its
     ``secondary_time`` then; a dropped ball's is free to both teams), the half, whether the set
-    play under way is a penalty kick, and whether we have a set play under way."""
+    play under way is a penalty kick, whether we have a set play under way, and whether the set
+    play's ball is still to be put on its spot (``placing``: its phase 0, the packets'
+    ``secondary_state_info[1]``)."""
 
     state: int = gc.STATE_PLAYING
     kick_off: bool = True
@@ -157,6 +159,7 @@ class Game:
     free: bool = True
     penalty_kick: bool = False
     our_set_play: bool = False
+    placing: bool = False
 
     @property
     def set_play(self) -> bool:
@@ -178,7 +181,8 @@ class Game:
         waiting = (data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL
                    and data.secondary_time > 0 and data.kick_off_team != gc.DROPPED_BALL_TEAM)
         return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting,
-                   data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their)
+                   data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their,
+                   set_play and data.secondary_state_info[1] == 0)
 
 
 class Attitude:
@@ -572,19 +576,25 @@ class Player:
         """One line of what the player thinks: time, game state, penalised, its own and the
         ball's estimated positions and the ball's age, whether it goes to the ball, walks it on,
         sees something in its way, near the ball, nearer the ball than itself, whether it is the
-        first to the ball, the walk's speed."""
+        first to the ball, whose set play is under way, whether it lies or makes a motion (a
+        get-up or kick), the walk's speed."""
         me = self.me
         return (f"{now:8.2f} {gc.STATES[self.game.state]:8} {'penalised' if self.game.penalised else '-':9} "
                 f"me {me.x:6.2f} {me.y:6.2f} {math.degrees(me.heading):5.0f} ball {me.ball[0]:6.2f} {me.ball[1]:6.2f} "
                 f"age {min(99.0, now - me.ball_time):5.1f} on_ball {int(self.on_ball)} dribbling {int(self.dribbling)} "
                 f"in_the_way {int(self._in_the_way(now))} crowded {int(self._crowded(now))} "
                 f"contested {int(self._contested(now))} first {int(self._first_to_ball(now))} "
-                f"{'motion' if self.motion else ''} speed {' '.join(f'{v:5.2f}' for v in self.walk.speed)}")
+                f"{'ours' if self.game.our_set_play else 'theirs' if self.game.their_set_play else '-'} "
+                f"{'motion' if self.motion else 'lying' if self.lying else '-'} "
+                f"speed {' '.join(f'{v:5.2f}' for v in self.walk.speed)}")
 
     def _decide(self, s: Sensed) -> tuple[float, float, float]:
         """The walk's wanted (forward, sideways, turn), fractions of full speed."""
         state, me = self.game.state, self.me
-        if state == gc.STATE_SET:
+        if state == gc.STATE_SET or self.game.placing:
+            # placing: when the referee puts the set play's ball down, every robot then lying is
+            # taken off if one stands near the spot (the league's referee,
+            # game_interruption_place_ball); walkers fall, and there is time to walk after it
             return 0.0, 0.0, 0.0
         if state == gc.STATE_READY:
             return self._go_to(*self.ready_place(), 0.0)
