@@ -577,20 +577,6 @@ def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play()
     assert not after("blue", (-1.0, 0.0, 0.0), kicked_off, kicked_off)[0].kick_off
 
 
-def test_until_a_set_play_s_ball_is_put_on_its_spot_every_player_stands_still():
-    """In a set play's phase 0 (5 s) the referee has yet to put the ball on its spot; then it takes
-    off every robot lying, and walking robots fall: all stand, and walk from phase 1 on."""
-    teams = (gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(9, gc.TEAM_RED))
-    for phase in (0, 1):
-        data = gc.GameData(teams, state=gc.STATE_PLAYING, kick_off_team=9, secondary_state=gc.STATE2_DIRECT_FREEKICK,
-                           secondary_state_info=bytes((7, phase, 0, 0)), secondary_time=3)
-        for colour, at in (("blue", (-1.0, 0.0, 0.0)), ("red", (0.7, 0.2, math.pi))):
-            game = Game.from_packet(data, colour, 3)
-            walk = _decision(3, at, game, (1.0, 0.0))
-            assert game.placing == (phase == 0)
-            assert (walk == (0.0, 0.0, 0.0)) == (phase == 0), (phase, colour, walk)
-
-
 def test_at_a_dropped_ball_both_teams_go_to_the_ball_at_once():
     """A dropped ball's packets name no kicking team (128) while its 10 s count down, and either
     team may play it (the referee keeps no one away): neither waits."""

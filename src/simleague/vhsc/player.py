@@ -147,9 +147,7 @@ class Game:
     status, whether the opponents have a set play under way, whether the ball is ``free`` (not
     waiting to be put in play after a kick-off or an executed set play: the packets count down its
     ``secondary_time`` then; a dropped ball's is free to both teams), the half, whether the set
-    play under way is a penalty kick, whether we have a set play under way, and whether the set
-    play's ball is still to be put on its spot (``placing``: its phase 0, the packets'
-    ``secondary_state_info[1]``)."""
+    play under way is a penalty kick, and whether we have a set play under way."""
 
     state: int = gc.STATE_PLAYING
     kick_off: bool = True
@@ -159,7 +157,6 @@ class Game:
     free: bool = True
     penalty_kick: bool = False
     our_set_play: bool = False
-    placing: bool = False
 
     @property
     def set_play(self) -> bool:
@@ -181,8 +178,7 @@ class Game:
         waiting = (data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL
                    and data.secondary_time > 0 and data.kick_off_team != gc.DROPPED_BALL_TEAM)
         return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting,
-                   data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their,
-                   set_play and data.secondary_state_info[1] == 0)
+                   data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their)
 
 
 class Attitude:
@@ -591,10 +587,7 @@ class Player:
     def _decide(self, s: Sensed) -> tuple[float, float, float]:
         """The walk's wanted (forward, sideways, turn), fractions of full speed."""
         state, me = self.game.state, self.me
-        if state == gc.STATE_SET or self.game.placing:
-            # placing: when the referee puts the set play's ball down, every robot then lying is
-            # taken off if one stands near the spot (the league's referee,
-            # game_interruption_place_ball); walkers fall, and there is time to walk after it
+        if state == gc.STATE_SET:
             return 0.0, 0.0, 0.0
         if state == gc.STATE_READY:
             return self._go_to(*self.ready_place(), 0.0)
