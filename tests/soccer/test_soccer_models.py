@@ -120,6 +120,11 @@ def test_motors_follow_position_velocity_and_torque_commands(kid):
     for _ in range(125):
         world.step()
     assert world.position(rid, "left_elbow") < -2.0
+    assert world.position(rid, "head_yaw") == pytest.approx(1.8, abs=0.02)   # the others' servos still hold
+    world.set_position(rid, "left_elbow", -0.5)                       # position control again: the servo back
+    for _ in range(125):
+        world.step()
+    assert world.position(rid, "left_elbow") == pytest.approx(-0.5, abs=0.02)
     world.set_pid(rid, "right_elbow", 0.0, 0.0, 0.0)                  # P 0: the target never pulls
     world.set_position(rid, "right_elbow", -1.5)
     for _ in range(50):
