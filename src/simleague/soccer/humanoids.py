@@ -203,15 +203,13 @@ class HumanoidWorld:
         """Motor row ``i`` in ``mode``; its servo switched only when that changes whether it is
         torque control (a client sets every motor every step: all rows each time cost 15 % of a
         match's server time)."""
-        s = self._motor_state
-        if (s["mode"][i] == TORQUE) == (mode == TORQUE):
-            s["mode"][i] = mode
-            return
-        s["mode"][i] = mode
-        on = mode != TORQUE
-        servo = self._servo[i]
-        self.model.actuator_gainprm[servo, 0] = self._servo_gains[0][i] if on else 0.0
-        self.model.actuator_biasprm[servo, 1:3] = self._servo_gains[1][i] if on else 0.0
+        modes = self._motor_state["mode"]
+        was_on, on = modes[i] != TORQUE, mode != TORQUE
+        modes[i] = mode
+        if on != was_on:
+            servo = self._servo[i]
+            self.model.actuator_gainprm[servo, 0] = self._servo_gains[0][i] if on else 0.0
+            self.model.actuator_biasprm[servo, 1:3] = self._servo_gains[1][i] if on else 0.0
 
     # ----------------------------------------------------------------------------- robots
     @property
