@@ -192,24 +192,24 @@ class HumanoidWorld:
         self._root_body = {rid: m.body(f"r{rid}_{r.model.root}").id for rid, r in self._robots.items()}
         self._root_dof = {rid: m.joint(f"r{rid}_{r.model.root_joint}").dofadr[0] for rid, r in self._robots.items()}
 
-    def _apply_modes(self) -> None:
-        """Servo on for position and velocity control, off (torque alone) for torque control."""
+    def _apply_modes(self, rows=slice(None)) -> None:
+        """Servo on for position and velocity control, off (torque alone) for torque control,
+        for the motor ``rows`` (all by default)."""
         m, s = self.model, self._motor_state
-        on = s["mode"] != TORQUE
-        m.actuator_gainprm[self._servo, 0] = np.where(on, self._servo_gains[0], 0.0)
-        m.actuator_biasprm[self._servo, 1:3] = np.where(on[:, None], self._servo_gains[1], 0.0)
+        on = s["mode"][rows] != TORQUE
+        servo = self._servo[rows]
+        m.actuator_gainprm[servo, 0] = np.where(on, self._servo_gains[0][rows], 0.0)
+        m.actuator_biasprm[servo, 1:3] = np.where(on[:, None], self._servo_gains[1][rows], 0.0)
 
     def _set_mode(self, i: int, mode: int) -> None:
         """Motor row ``i`` in ``mode``; its servo switched only when that changes whether it is
         torque control (a client sets every motor every step: all rows each time cost 15 % of a
         match's server time)."""
         modes = self._motor_state["mode"]
-        was_on, on = modes[i] != TORQUE, mode != TORQUE
+        switched = (modes[i] == TORQUE) != (mode == TORQUE)
         modes[i] = mode
-        if on != was_on:
-            servo = self._servo[i]
-            self.model.actuator_gainprm[servo, 0] = self._servo_gains[0][i] if on else 0.0
-            self.model.actuator_biasprm[servo, 1:3] = self._servo_gains[1][i] if on else 0.0
+        if switched:
+            self._apply_modes([i])
 
     # ----------------------------------------------------------------------------- robots
     @property
