@@ -168,7 +168,7 @@ def test_pauser_reports_a_failing_backend_instead_of_dying():
 def test_a_refereed_match_of_teams_in_containers_with_docker_pausers_watched_and_recorded(tmp_path, free_port):
     client, image, mounts = python_image("simleague-test-python", "1")
     port, record, log = free_port(), tmp_path / "match.jsonl.gz", tmp_path / "mw.jsonl"
-    seen, demo = watch_process(simleague("msl", "demo", "--referee", "auto", "--half", "4", "--seconds", "120",
+    seen, demo = watch_process(simleague("msl", "demo", "--referee", "auto", "--half", "2", "--seconds", "120",
                                          "--slow", "0.7", "--docker", image, *[f"--docker-arg={m}" for m in mounts],
                                          "--log", str(record), "--web", str(port), "--events", str(log), "--json"),
                                port, 25, timeout=180)
@@ -208,7 +208,7 @@ def test_the_example_compose_file_plays_a_match_with_docker_pausers(tmp_path, fr
     (tmp_path / "override.json").write_text(json.dumps(override))
     (tmp_path / "out").mkdir()
     project = f"simleague-test-{uuid.uuid4().hex[:8]}"
-    env = dict(os.environ, MSL_IMAGE=image, MSL_MATCH=project, MSL_HALF="3", MSL_WEB_PORT=str(free_port()),
+    env = dict(os.environ, MSL_IMAGE=image, MSL_MATCH=project, MSL_HALF="2", MSL_WEB_PORT=str(free_port()),
                MSL_OUT=str(tmp_path / "out"))
     words = [compose, "-p", project, "-f", str(COMPOSE), "-f", str(tmp_path / "override.json")]
     try:
