@@ -299,6 +299,27 @@ def test_camera_images_and_the_rendering_quota():
     assert first == []                                          # red 1's share is its own
 
 
+def test_images_rendered_in_threads_are_those_rendered_one_at_a_time_also_after_the_model_changed():
+    need_a_gl_platform()
+    world = HumanoidWorld()
+    rids = [world.add_robot(KID, x, y, yaw) for x, y, yaw in ((-1.0, 0.0, 0.0), (1.0, 0.5, 3.1), (0.0, -1.0, 1.6))]
+    cameras = Cameras(world, threads=2)
+    try:
+        world.step()
+        shots = [(rid, "camera", 320, 240) for rid in rids] + [(rids[0], "camera", 160, 120)]
+        together = cameras.images(shots)
+        assert together == [cameras.image(*shot) for shot in shots]
+        assert len(set(together)) == 4 and len(together[3]) == 160 * 120 * 3
+        world.add_robot(KID, -0.5, 0.0, 0.0)                   # in front of the first: a new model
+        world.step()
+        after = cameras.images(shots)
+        assert after == [cameras.image(*shot) for shot in shots] and after[0] != together[0]
+        cameras.close()
+        assert cameras.images(shots[:2]) == after[:2]               # new renderers after close
+    finally:
+        cameras.close()
+
+
 def test_a_machine_that_cannot_render_tells_the_operator_once_and_each_robot_that_asks(caplog, monkeypatch):
     def no_platform(*args):
         raise CameraError("cannot render camera images: no OpenGL platform; install libosmesa6")

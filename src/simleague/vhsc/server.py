@@ -343,9 +343,9 @@ class VhscServer:
                 self.apply(self.referee.step(BASIC_STEP_MS / 1000, self.field_view()))
                 self._game_controller()
             now_ms = int(time.time() * 1000)
-            for robot in self.robots.values():
-                if robot.writer is not None:
-                    self._send(robot, robot.session.measurements(self.cycle, now_ms, self._images(robot)))
+            connected = [robot for robot in self.robots.values() if robot.writer is not None]
+            for robot, images in zip(connected, self._images(connected)):
+                self._send(robot, robot.session.measurements(self.cycle, now_ms, images))
             self.cycle += 1
             if self.on_cycle is not None:
                 self.on_cycle(CycleReport(self.cycle, self.world, self.real_time_factor()))
@@ -371,19 +371,28 @@ class VhscServer:
         self._gc_packets += 1
         self._gc_sent_at = now
 
-    def _images(self, robot: _Robot) -> dict[str, bytes]:
-        """The images of the robot's cameras that report after this step."""
-        images = {}
-        for sensor in robot.session.due(self.cycle):
-            if sensor.kind == "camera":
-                try:
-                    images[sensor.name] = self.cameras.image(robot.session.rid, sensor.source, sensor.width,
-                                                             sensor.height)
-                except CameraError as e:
-                    robot.session.errors.append(str(e))
-                    if not self._camera_failed:            # the robots play blind: say so where it is run
-                        self._camera_failed = True
-                        log.error("%s; robots that asked for camera images get this error instead", e)
+    def _images(self, robots: list[_Robot]) -> list[dict[str, bytes]]:
+        """The images of each robot's cameras that report after this step (camera name -> raw
+        image), rendered together (:meth:`Cameras.images`). Without an OpenGL platform each robot
+        that asked for images gets the error in its next measurements instead."""
+        shots = [(robot, sensor) for robot in robots for sensor in robot.session.due(self.cycle)
+                 if sensor.kind == "camera"]
+        images: list[dict[str, bytes]] = [{} for _ in robots]
+        if not shots:
+            return images
+        try:
+            rendered = self.cameras.images([(robot.session.rid, sensor.source, sensor.width, sensor.height)
+                                            for robot, sensor in shots])
+        except CameraError as e:
+            for robot, _ in shots:
+                robot.session.errors.append(str(e))
+            if not self._camera_failed:                    # the robots play blind: say so where it is run
+                self._camera_failed = True
+                log.error("%s; robots that asked for camera images get this error instead", e)
+            return images
+        which = {id(robot): i for i, robot in enumerate(robots)}
+        for (robot, sensor), image in zip(shots, rendered):
+            images[which[id(robot)]][sensor.name] = image
         return images
 
     def _send(self, robot: _Robot, message) -> None:
