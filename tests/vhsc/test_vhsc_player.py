@@ -305,7 +305,10 @@ def test_a_sample_player_walks_the_ball_towards_the_opponents_goal(cameras):
     pending, touched = [], False
     for i in range(int(35 / kid.STEP)):
         image = render.image(rid, "camera", camera.WIDTH, camera.HEIGHT) if i % 8 == 0 else None
-        pending.append(player.act(sensed(world, rid, i * kid.STEP, image), Game()))
+        now, seen = sensed(world, rid, i * kid.STEP, image), player.me.ball_time
+        pending.append(player.act(now, Game(), look=False))            # as run() plays: the targets
+        assert player.me.ball_time == seen                                 # first, then the image
+        player.look(now)
         if len(pending) > 3:
             for joint, angle in pending.pop(0).items():
                 world.set_position(rid, joint, angle)
