@@ -295,6 +295,11 @@ def test_the_nearest_field_player_takes_the_ball_and_keeps_it():
     player.hear(4, 0.9, 0.7)                                       # nearer, but not by KEEP_BALL
     assert player._takes_ball(0.8)
     assert player._takes_ball(2.0)                                 # a team-mate not heard for 1 s is gone
+    player.me.ball = (-3.5, 0.5)                                   # in the goalkeeper's zone: it counts
+    player.hear(1, 0.3, 2.5)
+    assert not player._takes_ball(2.6)
+    player.hear(1, 5.0, 2.6)
+    assert player._takes_ball(2.7)
 
 
 def test_a_sample_player_walks_the_ball_towards_the_opponents_goal(cameras):

@@ -70,6 +70,7 @@ MAX_DATAGRAMS = 64               # UDP packets (GameController, team) read in on
 SAY_EVERY = 0.25                 # s between a player's messages to its team
 HEARD_FOR = 1.0                  # s a team-mate's message counts
 KEEP_BALL = 0.3                  # m: the player on the ball keeps it unless a team-mate is this much nearer
+KEEPER_ZONE = (1.5, 1.8)         # m from our goal line and from the middle: the goalkeeper's ball in here
 SUPPORT = {2: (-1.6, 0.0), 3: (-1.0, 1.2), 4: (-1.0, -1.2)}   # own-frame offsets from the ball of those not on it
 BALL_FORGET = 4.0                # s after which a ball not seen is searched for
 AT_FEET = 0.6                    # m: a ball last seen this near and not seen for BALL_FORGET s lies at the feet,
@@ -284,6 +285,12 @@ def _clamp(value: float, most: float = 1.0) -> float:
     return max(-most, min(most, value))
 
 
+def _keepers_ball(bx: float, by: float) -> bool:
+    """Whether a ball at own-frame (``bx``, ``by``) (m) lies in the goalkeeper's zone
+    (:data:`KEEPER_ZONE`), where the goalkeeper leaves its goal for it."""
+    return bx < -HALF_LENGTH + KEEPER_ZONE[0] and abs(by) < KEEPER_ZONE[1]
+
+
 def _behind(bx: float, by: float, distance: float) -> tuple[tuple[float, float], float]:
     """The own-frame point ``distance`` m behind the ball at (``bx``, ``by``) as seen from the
     opponents' goal, and the direction (rad) from the ball to the goal."""
@@ -477,9 +484,13 @@ class Player:
 
     def _takes_ball(self, now: float) -> bool:
         """Whether this player goes to the ball: the nearest field player by what the team says
-        (the one on it keeps it unless another is :data:`KEEP_BALL` nearer)."""
+        (the one on it keeps it unless another is :data:`KEEP_BALL` nearer), or the goalkeeper
+        too with the ball in its zone (:func:`_keepers_ball`), where it goes for the ball: a
+        field player and the goalkeeper meeting at the ball were a third of the falls by
+        team-mates in a traced half."""
         mine = self._ball_distance(now) - (KEEP_BALL if self.on_ball else 0.0)
-        heard = [(n, d) for n, (d, when, _) in self.mates.items() if n != 1 and now - when < HEARD_FOR]
+        keeper = _keepers_ball(*self.me.ball)
+        heard = [(n, d) for n, (d, when, _) in self.mates.items() if (n != 1 or keeper) and now - when < HEARD_FOR]
         self.on_ball = all(mine < d or (mine == d and self.number < n) for n, d in heard)
         return self.on_ball
 
@@ -617,12 +628,12 @@ class Player:
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
             return self._go_to(bx - KEEP_AWAY * 1.3, by + 0.5 * SUPPORT.get(self.number, SUPPORT[3])[1], to_ball)
-        if self.number == 1 and not (bx < -HALF_LENGTH + 1.5 and abs(by) < 1.8):
+        if self.number == 1 and not _keepers_ball(bx, by):
             return self._keep_goal(by)
         if self.number == 1 or self._takes_ball(s.time):
             return self._attack(bx, by, s.time)
         dx, dy = SUPPORT.get(self.number, SUPPORT[3])
-        x = max(-HALF_LENGTH + 1.0, min(HALF_LENGTH - 1.0, bx + dx))
+        x = max(-HALF_LENGTH + KEEPER_ZONE[0] + 0.3, min(HALF_LENGTH - 1.0, bx + dx))   # out of the keeper's way
         y = max(-HALF_WIDTH + 0.3, min(HALF_WIDTH - 0.3, by + dy))
         return self._go_to(x, y, math.atan2(by - me.y, bx - me.x))
 
