@@ -9,7 +9,8 @@ own here: the runs differ by the processes' timing. Prints each half's report, t
 and the medians. With each half, where its time went (before the kick-off, the ball in play, a
 kick-off or set play over but the ball not yet played, each kind of set play) with the ball's
 travel in each, the set plays awarded (a free kick's cause: a foul, or a team holding the ball)
-and the robots penalised, by reason.
+and the robots penalised, by reason, and what came before each fall: a touch by a team-mate or
+an opponent in the last 1.5 s, or none (falls counted as the match's figures count them).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import math
 import statistics
 from pathlib import Path
 
-from simleague.soccer.figures import BALL_PLACED
+from simleague.soccer.figures import BALL_PLACED, FALLEN, RISEN
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.config import load_team
 from simleague.vhsc.match import GameSetup, play
@@ -29,6 +30,7 @@ from simleague.vhsc.referee import FOUL_IMMUNITY
 
 TEAM = Path(__file__).resolve().parent.parent / "examples" / "vhsc" / "kid.json"
 READY, SET = 30.0, 5.0          # s: the referee's ready and set states before the kick-off
+TOUCHED_FOR = 1.5               # s before a fall in which a robot's touch counts as its cause
 SET_PLAYS = {gc.STATE2_DIRECT_FREEKICK: "direct free kick", gc.STATE2_INDIRECT_FREEKICK: "indirect free kick",
              gc.STATE2_PENALTY_KICK: "penalty kick", gc.STATE2_CORNER_KICK: "corner kick",
              gc.STATE2_GOAL_KICK: "goal kick", gc.STATE2_THROW_IN: "throw-in"}
@@ -39,13 +41,16 @@ PENALTIES = {gc.HL_BALL_MANIPULATION: "ball manipulation", gc.HL_PHYSICAL_CONTAC
 
 class Calls:
     """A half's time (s) and the ball's travel (m) by what the game was doing, the set plays
-    awarded and the penalties given, by kind: ``progress`` for ``play``, after each step."""
+    awarded, the penalties given and the falls, by kind: ``progress`` for ``play``, after each step."""
 
     def __init__(self):
         self.time, self.travel = collections.Counter(), collections.Counter()
         self.awarded, self.penalties = collections.Counter(), collections.Counter()
+        self.falls = collections.Counter()
         self._ball, self._secondary, self._phase = None, gc.STATE2_NORMAL, 0
         self._penalised, self._down = {}, {}
+        self._touched: dict = {}                 # robot -> (when, the robot that touched it last)
+        self._fallen: set = set()
 
     def __call__(self, report, referee) -> None:
         if referee.state != gc.STATE_PLAYING:
@@ -69,12 +74,30 @@ class Calls:
                 kind += " (a foul)" if fouled >= 2 else " (holding the ball)"
             self.awarded[kind] += 1
         self._secondary, self._phase = referee.secondary, referee.phase
+        self._count_falls(referee)
         for key, p in referee.players.items():
             penalty = p.info.penalty
             if penalty != gc.PENALTY_NONE and self._penalised.get(key, gc.PENALTY_NONE) == gc.PENALTY_NONE:
                 self.penalties[self._why(referee, key, penalty)] += 1
             self._penalised[key] = penalty
             self._down[key] = p.down_since
+
+    def _count_falls(self, referee) -> None:
+        """Each fall by what came before it: a team-mate's or an opponent's touch, or none."""
+        view = referee.view
+        for a, b in view.contacts:
+            self._touched[a], self._touched[b] = (referee.clock, b), (referee.clock, a)
+        for key, up in view.upright.items():
+            if up < FALLEN and key not in self._fallen:
+                self._fallen.add(key)
+                when, other = self._touched.get(key, (-math.inf, None))
+                if referee.clock - when > TOUCHED_FOR:
+                    cause = "no touch"
+                else:
+                    cause = "a team-mate's touch" if other[0] == key[0] else "an opponent's touch"
+                self.falls[cause + (" (set play)" if referee.set_play else "")] += 1
+            elif up > RISEN:
+                self._fallen.discard(key)
 
     def _why(self, referee, key, penalty: int) -> str:
         """A penalty's reason; for "incapable", what the robot did: lay the fallen timeout out,
@@ -98,6 +121,7 @@ class Calls:
                                               or "none"))
         out.append("  robots penalised: " + (", ".join(f"{n} {why}" for why, n in self.penalties.most_common())
                                              or "none"))
+        out.append("  falls after: " + (", ".join(f"{n} {cause}" for cause, n in self.falls.most_common()) or "none"))
         return out
 
 

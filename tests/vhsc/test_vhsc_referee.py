@@ -160,6 +160,8 @@ def test_states_kick_off_goals_halves_and_the_end_of_the_game():
     assert ref.state == STATE_READY and tuple(world.ball()[0][:2]) == (100, 100)
     t.run(0.2)
     assert ref.state == STATE_SET and tuple(world.ball()[0][:2]) == pytest.approx((0, 0), abs=0.01)
+    assert ref.view.ball[:2] == pytest.approx((0, 0), abs=0.01)                      # what it saw last
+    assert ref.view.poses[("red", 2)][:2] == pytest.approx((-3.0, 1.0), abs=0.05)  # where line_up put it
     assert ref.players[("blue", 1)].info.penalty == HL_PICKUP_OR_INCAPABLE          # penalised in set
     assert all(not ref.players[k].info.penalty for k in (("red", 1), ("red", 2), ("blue", 2)))
     t.run(1.0)

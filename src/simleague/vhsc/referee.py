@@ -353,6 +353,11 @@ class HumanoidReferee:
 
     # ------------------------------------------------------------------------------- flow
     @property
+    def view(self) -> FieldView:
+        """What the referee saw at its last step (before its first: the ball away, no robots)."""
+        return self._view
+
+    @property
     def game_over(self) -> bool:
         """The game is finished."""
         return self.state == STATE_FINISHED
