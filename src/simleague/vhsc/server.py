@@ -375,24 +375,23 @@ class VhscServer:
         """The images of each robot's cameras that report after this step (camera name -> raw
         image), rendered together (:meth:`Cameras.images`). Without an OpenGL platform each robot
         that asked for images gets the error in its next measurements instead."""
-        shots = [(robot, sensor) for robot in robots for sensor in robot.session.due(self.cycle)
+        shots = [(i, sensor) for i, robot in enumerate(robots) for sensor in robot.session.due(self.cycle)
                  if sensor.kind == "camera"]
         images: list[dict[str, bytes]] = [{} for _ in robots]
         if not shots:
             return images
         try:
-            rendered = self.cameras.images([(robot.session.rid, sensor.source, sensor.width, sensor.height)
-                                            for robot, sensor in shots])
+            rendered = self.cameras.images([(robots[i].session.rid, sensor.source, sensor.width, sensor.height)
+                                            for i, sensor in shots])
         except CameraError as e:
-            for robot, _ in shots:
-                robot.session.errors.append(str(e))
+            for i, _ in shots:
+                robots[i].session.errors.append(str(e))
             if not self._camera_failed:                    # the robots play blind: say so where it is run
                 self._camera_failed = True
                 log.error("%s; robots that asked for camera images get this error instead", e)
             return images
-        which = {id(robot): i for i, robot in enumerate(robots)}
-        for (robot, sensor), image in zip(shots, rendered):
-            images[which[id(robot)]][sensor.name] = image
+        for (i, sensor), image in zip(shots, rendered):
+            images[i][sensor.name] = image
         return images
 
     def _send(self, robot: _Robot, message) -> None:
