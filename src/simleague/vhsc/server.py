@@ -10,7 +10,8 @@ time; at most ``MAX_WAITING`` wait, more are refused); every attempt is logged. 
 than 8 ms / factor of wall time after the last one was due; lateness of less than one step (a timer
 that woke late) is made up by the next, more is not: a machine that stalls or cannot keep up makes
 the simulation fall behind, as the original's does (teams reported real-time factors of 0.25-0.7,
-specs/vhsc.md), never steps back to back, which no robot's controller can follow. Factor 0 runs
+specs/vhsc.md), and never runs steps back to back to catch up, which no robot's controller can
+follow (the one step after a step that overran follows it at once). Factor 0 runs
 as fast as the world steps.
 
 Unlike the original, a client that does not read never slows the simulation: a measurement that
