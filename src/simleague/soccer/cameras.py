@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import mujoco
 
@@ -65,6 +65,7 @@ class Cameras:
             self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="camera")
         n = min(self.threads, len(shots))
         done = [self._pool.submit(lambda group: [self.image(*shot) for shot in group], shots[i::n]) for i in range(n)]
+        wait(done)                                  # all of them, even when one fails: then the world may step
         out: list[bytes] = [b""] * len(shots)
         for i, future in enumerate(done):
             out[i::n] = future.result()
