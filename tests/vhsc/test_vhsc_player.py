@@ -324,6 +324,27 @@ def test_a_sample_player_walks_the_ball_towards_the_opponents_goal(cameras):
     assert abs(player.me.heading - world.heading(rid)) < 0.1 or abs(world.upright(rid)) < 0.5
 
 
+@pytest.mark.parametrize("start", [math.pi - 0.2, -(math.pi - 0.2)], ids=["turning right", "turning left"])
+def test_a_player_turning_round_to_walk_to_the_ball_stops_its_turn_in_time(start):
+    # the walk changes its speed a little a step: turning at full speed, it needs 1.2 rad to stop
+    world, rid = world_with(robot=(0.0, 0.0, start))
+    player, pending, headings = Player(3, "red"), [], []
+    player.me.place(0.0, 0.0, start)
+    for i in range(int(12 / kid.STEP)):
+        now = i * kid.STEP
+        player.me.ball, player.me.ball_time = (2.5, 0.0), now      # seen each step; its place behind: x 2.2
+        pending.append(player.act(sensed(world, rid, now), Game()))
+        if len(pending) > 2:
+            for joint, angle in pending.pop(0).items():
+                world.set_position(rid, joint, angle)
+        world.step()
+        headings.append(math.remainder(world.heading(rid), 2 * math.pi))
+    first = next(i for i, h in enumerate(headings) if abs(h) < 0.35)   # come round within 20 degrees
+    beyond = max(-math.copysign(1.0, start) * h for h in headings[first:])
+    assert beyond < math.radians(30), math.degrees(beyond)           # the turn not carried on past the way
+    assert world.pose(rid)[0][0] > 1.5 and world.upright(rid) > 0.9   # and on its way there, standing
+
+
 def test_the_kid_kicks_with_either_foot_the_ball_before_it():
     for foot, yaw in (("right", 0.5), ("left", 2.0)):
         kicked = kick(yaw=yaw, foot=foot)

@@ -19,6 +19,8 @@ Pure and standard library only.
 
 from __future__ import annotations
 
+import math
+
 from .. import walking
 
 MODEL = "kid"
@@ -44,6 +46,9 @@ CAMERA_HEIGHT = TORSO_HEIGHT + 0.13 + 0.03 + 0.05          # m: the camera above
 #: how fast the gait goes at full speed on our world (m/s forward, m/s sideways), for odometry
 #: (measured as ``benchmarks/bench_kid.py`` walks it)
 FULL_SPEED = (0.48, 0.08)
+FULL_TURN = 0.88                 # rad/s turning on the spot at full speed, once there (measured the same way;
+                                 # at lower shares slower than in proportion: 8, 11, 18, 32 deg/s at 0.25,
+                                 # 0.4, 0.5, 0.7)
 TURN_SLOWS = 1.0                 # a turn at share t of full speed walks 1 - t as far forward
 SPEED_CHANGE = 0.05              # most a speed (share of full) changes a step: full speed in about 3 s
                                  # (faster, the kid falls when it starts off turning)
@@ -73,6 +78,18 @@ KICK_OFF_LINE = 0.13             # rad: the ball goes this far to the left of st
 def walk() -> walking.Walk:
     """A new walk of the kid at the API's step, its speeds kept within :func:`command`."""
     return walking.Walk(KID_LEG, KID_GAIT, STEP, limit=command, speed_change=SPEED_CHANGE)
+
+
+def stopping_speed(remaining: float, full: float) -> float:
+    """The largest speed (share of full, at most 1) from which the walk stops within
+    ``remaining`` (m, or rad for a turn), slowing by :data:`SPEED_CHANGE` a step of
+    :data:`KID_GAIT`'s period, for a walk that goes ``full`` (m/s or rad/s) at share 1 and in
+    proportion below: from share v it covers ``full * v ** 2 / (2 * rate)`` more, with ``rate``
+    the shares lost a second. Walking at full speed the kid needs 0.67 m to stop, turning at
+    full speed 1.2 rad (:data:`FULL_TURN`): more than it turns, since it turns slower than in
+    proportion at lower shares, which makes up for the step a new speed waits for."""
+    rate = SPEED_CHANGE / KID_GAIT.period
+    return min(1.0, math.sqrt(2.0 * rate * max(0.0, remaining) / full))
 
 
 def command(forward: float, sideways: float, turn: float) -> tuple[float, float, float]:

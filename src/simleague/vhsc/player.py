@@ -285,6 +285,16 @@ def _clamp(value: float, most: float = 1.0) -> float:
     return max(-most, min(most, value))
 
 
+def _turn(angle: float, slow_over: float, most: float = 1.0) -> float:
+    """The turn (share of full, at most ``most`` either way) towards ``angle`` (rad) off: slowing
+    linearly over the last ``slow_over`` rad (0: not), and slow enough to stop there, the walk
+    changing its speed a little a step (:func:`simleague.vhsc.kid.stopping_speed`)."""
+    most = min(most, kid.stopping_speed(abs(angle), kid.FULL_TURN))
+    if slow_over > 0:
+        most = min(most, abs(angle) / slow_over)
+    return math.copysign(most, angle)
+
+
 def _keepers_ball(bx: float, by: float) -> bool:
     """Whether a ball at own-frame (``bx``, ``by``) (m) lies in the goalkeeper's zone
     (:data:`KEEPER_ZONE`), where the goalkeeper leaves its goal for it."""
@@ -715,8 +725,9 @@ class Player:
 
     def _turn_to(self, heading: float, most: float = 1.0) -> float:
         """The turn (share of full, at most ``most`` either way) that brings the player round to
-        own-frame ``heading`` (rad) on the spot, slowing over the last 0.4 rad."""
-        return _clamp(wrap(heading - self.me.heading) / 0.4, most)
+        own-frame ``heading`` (rad) on the spot, slowing over the last 0.4 rad and in time to
+        stop there (:func:`_turn`)."""
+        return _turn(wrap(heading - self.me.heading), 0.4, most)
 
     def _go_to(self, x: float, y: float, heading: float, avoid: tuple[float, float] | None = None):
         """Walk to own-frame (x, y), facing ``heading`` (rad) once there; around ``avoid`` (the
@@ -732,12 +743,13 @@ class Player:
         if distance < 0.12:
             return 0.0, 0.0, self._turn_to(heading)
         bearing = math.atan2(ry, rx)
+        forward = min(1.0, kid.stopping_speed(distance, kid.FULL_SPEED[0]))
         if distance < 0.6:                                            # near: step there, face the heading
-            return (max(-0.5, min(1.0, rx / 0.3)), _clamp(ry / 0.15),
-                    _clamp(wrap(heading - me.heading) / 0.5, TURN_WALKING))
+            return (max(-0.5, min(forward, rx / 0.3)), _clamp(ry / 0.15),
+                    _turn(wrap(heading - me.heading), 0.5, TURN_WALKING))
         if abs(bearing) > TURN_ON_SPOT:
-            return 0.2, 0.0, math.copysign(1.0, bearing)
-        return min(1.0, distance / 0.5), 0.0, _clamp(bearing / 0.5, TURN_WALKING)
+            return 0.2, 0.0, _turn(bearing, 0.0)
+        return min(forward, distance / 0.5), 0.0, _turn(bearing, 0.5, TURN_WALKING)
 
     def _head(self, s: Sensed) -> dict[str, float]:
         """Look at the ball when it was seen lately, else where a team-mate sees it, else sweep."""
