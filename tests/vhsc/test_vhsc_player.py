@@ -19,9 +19,9 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import (BALL_FORGET, CAREFUL, GIVE_WAY, HEARD_FOR, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS,
-                                   SEEN_FOR, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed,
-                                   TeamChannel)
+from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HEARD_FOR, LIE_NEAR,
+                                   LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, STEP_BACK, TURN_ROUND, Attitude, Game,
+                                   GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -343,6 +343,20 @@ def test_a_player_turning_round_to_walk_to_the_ball_stops_its_turn_in_time(start
     beyond = max(-math.copysign(1.0, start) * h for h in headings[first:])
     assert beyond < math.radians(30), math.degrees(beyond)           # the turn not carried on past the way
     assert world.pose(rid)[0][0] > 1.5 and world.upright(rid) > 0.9   # and on its way there, standing
+
+
+def test_a_player_coming_from_beside_the_ball_heads_for_a_place_further_behind_it():
+    player = Player(3, "red")
+    player.me.place(0.0, 1.5, -math.pi / 2)                           # beside the ball at (0, 0)
+    assert player._approach(0.0, 0.0, 0.0) == pytest.approx((-BEHIND - APPROACH, 0.0))
+    player.me.place(-2.0, 0.0, 0.0)                                   # straight behind it
+    assert player._approach(0.0, 0.0, 0.0) == pytest.approx((-BEHIND, 0.0))
+    player.me.place(-1.0, 1.0, 0.0)                                   # 45 degrees off: half the way back
+    assert player._approach(0.0, 0.0, 0.0) == pytest.approx((-BEHIND - APPROACH / 2, 0.0))
+    player.me.place(0.0, 0.4, 0.0)                                    # near it: its place behind
+    assert player._approach(0.0, 0.0, 0.0) == pytest.approx((-BEHIND, 0.0))
+    player.me.place(-3.0, 2.0, 0.0)                                   # a ball at the goal line: on the line
+    assert player._approach(-4.4, 0.0, 0.0) == pytest.approx((-4.5, 0.0))
 
 
 def test_the_kid_kicks_with_either_foot_the_ball_before_it():
