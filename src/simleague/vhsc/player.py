@@ -716,7 +716,7 @@ class Player:
         a place further back on that line, by up to :data:`APPROACH` m the more the way to the
         ball turns from ``aim`` (all of it from 90 degrees on), so that the player comes round on
         its way rather than at the ball, where it side-steps at 0.08 m/s; kept within the field's
-        lines. ``benchmarks/bench_dribble.py``: the ball 9.91 and 8.85 m a minute (runs 0 to 39,
+        lines. ``benchmarks/bench_dribble.py``: the ball 9.90 and 8.60 m a minute (runs 0 to 39,
         40 to 79), 8.92 and 8.40 without (0.4 m: 9.02; 1.0 m: 8.13)."""
         me, back = self.me, BEHIND
         if math.dist((bx, by), (me.x, me.y)) > APPROACH_FROM:
