@@ -749,7 +749,8 @@ class Player:
     def _go_to(self, x: float, y: float, heading: float, avoid: tuple[float, float] | None = None):
         """Walk to own-frame (x, y), facing ``heading`` (rad) once there; around ``avoid`` (the
         ball) rather than through it. Turns while walking are kept to :data:`TURN_WALKING` (the
-        kid's gait falls walking and turning at full speed), larger turns made on the spot."""
+        kid's gait falls walking and turning at full speed), larger turns made on the spot; walks
+        and turns slow down in time to stop where they aim (:func:`simleague.vhsc.kid.stopping_speed`)."""
         me = self.me
         rx, ry = me.to_robot(x, y)
         distance = math.hypot(rx, ry)
@@ -760,7 +761,7 @@ class Player:
         if distance < 0.12:
             return 0.0, 0.0, self._turn_to(heading)
         bearing = math.atan2(ry, rx)
-        forward = min(1.0, kid.stopping_speed(distance, kid.FULL_SPEED[0]))
+        forward = kid.stopping_speed(distance, kid.FULL_SPEED[0])      # slow enough to stop there
         if distance < 0.6:                                            # near: step there, face the heading
             return (max(-0.5, min(forward, rx / 0.3)), _clamp(ry / 0.15),
                     _turn(wrap(heading - me.heading), 0.5, TURN_WALKING))
