@@ -722,8 +722,8 @@ class Player:
         if math.dist((bx, by), (me.x, me.y)) > APPROACH_FROM:
             off = abs(wrap(aim - math.atan2(by - me.y, bx - me.x)))
             back += APPROACH * min(1.0, off / (math.pi / 2))
-        x, y = bx - back * math.cos(aim), by - back * math.sin(aim)
-        return max(-HALF_LENGTH, min(HALF_LENGTH, x)), max(-HALF_WIDTH, min(HALF_WIDTH, y))
+        (x, y), _ = _behind(bx, by, back)
+        return _clamp(x, HALF_LENGTH), _clamp(y, HALF_WIDTH)
 
     def _keep_goal(self, by: float) -> tuple[float, float, float]:
         """The goalkeeper's place in its goal, 0.4 m before the line, following the ball's ``by``
