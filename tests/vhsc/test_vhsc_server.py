@@ -396,6 +396,14 @@ def test_a_busy_port_and_an_unreachable_simulator_are_named(tmp_path):
     finally:
         busy.close()
     assert done.returncode != 0 and f"127.0.0.1:{port} (red 1)" in done.stderr and "Traceback" not in done.stderr
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as returns:       # the GameController's return port
+        returns.bind(("127.0.0.1", 0))
+        taken = returns.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "simleague", "vhsc", "serve", "--red", str(red), "--blue", str(blue),
+                               "--red-base", "0", "--blue-base", "0", "--gc-port", "0", "--gc-return-port", str(taken)],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and f"127.0.0.1:{taken} (UDP, the robots' RGrt packets)" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
     env = {k: v for k, v in os.environ.items() if k != "ROBOCUP_SIMULATOR_ADDR"}
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))

@@ -201,8 +201,12 @@ class VhscServer:
             loop = asyncio.get_running_loop()
             self._gc_send, _ = await loop.create_datagram_endpoint(
                 asyncio.DatagramProtocol, remote_addr=self.opt.game_controller, allow_broadcast=True)
-            self._gc_receive, _ = await loop.create_datagram_endpoint(
-                lambda: _Returns(self), local_addr=(self.host, self.opt.return_port))
+            try:
+                self._gc_receive, _ = await loop.create_datagram_endpoint(
+                    lambda: _Returns(self), local_addr=(self.host, self.opt.return_port))
+            except OSError as e:
+                raise OSError(e.errno, f"{self.host}:{self.opt.return_port} (UDP, the robots' RGrt packets): "
+                                       f"{e.strerror}") from None
         for robot in self.robots.values():
             base = self.bases[robot.team]
             port = self.opt.ports.get((robot.team, robot.player), base + robot.player if base else 0)
