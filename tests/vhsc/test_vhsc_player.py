@@ -19,8 +19,9 @@ from simleague.soccer.humanoids import HumanoidWorld
 from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
-from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HEARD_FOR, LIE_NEAR,
-                                   LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, STEP_BACK, TURN_ROUND, Attitude, Game,
+from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
+                                   HEARD_FOR, LIE_NEAR,
+                                   LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, SIDE_CHECK, STEP_BACK, TURN_ROUND, Attitude, Game,
                                    GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
@@ -359,6 +360,54 @@ def test_a_player_coming_from_beside_the_ball_heads_for_a_place_further_behind_i
     assert player._approach(-4.4, 0.0, 0.0) == pytest.approx((-4.5, 0.0))
 
 
+
+def _walk_seeing(heading: float, robot: list[tuple[float, float]], to=(3.0, 0.0)):
+    """Player 3 at the origin facing ``heading`` walking to own-frame ``to`` having seen a
+    robot's points at ``robot`` (own frame, m) a moment ago: its (forward, sideways, turn)."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, heading)
+    player._see_obstacles(5.0, np.array([player.me.to_robot(x, y) for x, y in robot]).reshape(-1, 2))
+    player._time = 5.1
+    return player._go_to(*to, heading)
+
+
+@pytest.mark.parametrize("heading", [0.0, math.pi / 2], ids=["facing the way", "facing left"])
+def test_a_player_walks_round_a_robot_standing_on_its_way(heading):
+    """The robot's points 0.6 m ahead, a little to the left of the way: the player heads right
+    of it, and left of one a little to the right; one beside the way, or beyond the place, is
+    no matter."""
+    def way(points, to=(3.0, 0.0)):
+        c, s = math.cos(heading), math.sin(heading)       # the same scene turned with the player
+        turned = [(x * c - y * s, x * s + y * c) for x, y in points]
+        return _walk_seeing(heading, turned, (to[0] * c - to[1] * s, to[0] * s + to[1] * c))
+
+    forward, _, turn = way([])
+    assert turn == pytest.approx(0.0, abs=1e-9) and forward > 0.5
+    _, _, turn = way([(0.6, 0.0), (0.6, 0.08), (0.62, 0.16)])
+    assert turn < -0.1                                     # round its right
+    _, _, turn = way([(0.6, 0.0), (0.6, -0.08), (0.62, -0.16)])
+    assert turn > 0.1                                      # round its left
+    assert way([(0.6, 0.6), (0.6, 0.7)])[2] == pytest.approx(0.0, abs=1e-9)          # beside the way
+    assert way([(1.0, 0.0), (1.0, 0.1)], to=(1.2, 0.0))[2] == pytest.approx(0.0, abs=1e-9)   # at the place
+    player = Player(3, "red")                              # forgotten after SEEN_FOR s
+    player.me.place(0.0, 0.0, 0.0)
+    player._see_obstacles(5.0, np.array([[0.6, 0.05]]))
+    player._time = 5.0 + SEEN_FOR
+    assert player._go_to(3.0, 0.0, 0.0)[2] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_at_their_set_play_the_field_players_wait_apart_inside_the_field():
+    game = Game(their_set_play=True)
+    for ball in ((0.0, 0.0), (1.0, 2.9), (-4.4, -2.9)):
+        places = {n: Player(n, "red")._wait_place(*ball) for n in (2, 3, 4)}
+        for a, b in itertools.combinations(places.values(), 2):
+            assert math.dist(a, b) >= 1.2 - 1e-9, (ball, places)
+        for x, y in places.values():
+            assert abs(x) <= HALF_LENGTH - 0.3 and abs(y) <= HALF_WIDTH - 0.3, (ball, places)
+            assert math.dist((x, y), ball) > 1.0 or x == -HALF_LENGTH + 0.3, (ball, places)
+    forward, _, _ = _decision(3, (-1.3, 1.2, 0.0), game)
+    assert forward == 0.0                                  # player 3 stands at its place
+
 def test_the_kid_kicks_with_either_foot_the_ball_before_it():
     for foot, yaw in (("right", 0.5), ("left", 2.0)):
         kicked = kick(yaw=yaw, foot=foot)
@@ -512,6 +561,47 @@ def test_a_penalised_player_knows_it_stands_where_the_referee_put_it():
     assert (player.me.x, player.me.y) == pytest.approx((-3.0, -3.06), abs=1e-9)
 
 
+
+@pytest.mark.parametrize("after", [0.0, 5.0], ids=["while penalised", "after"])
+def test_a_penalised_player_finds_which_touch_line_it_was_put_on_by_the_ball(after):
+    """The ball was last seen at y > 0, so the player thinks itself on the y < 0 line; it sees
+    the ball 1.06 m ahead and 3 m to its left, where a team-mate sees it at (0, 2) only if it
+    stands on the y > 0 line, facing the other way."""
+    player = Player(3, "red")
+    player.me.place(-1.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time = (0.0, 1.0), 0.0
+    player._time = 1.0
+    player._follow_game(Game(penalised=True))
+    assert (player.me.x, player.me.y, player.me.heading) == pytest.approx((-3.0, -3.06, math.pi / 2))
+    if after:
+        player._time = 31.0
+        player._follow_game(Game())
+    now = 31.0 + after
+    player.hear(2, 2.0, now, (0.0, 2.0))
+    player._check_side(1.06, 3.0, now)                     # fits the y < 0 line: (-6, -1.06)
+    assert (player.me.x, player.me.y, player.me.heading) == pytest.approx((-3.0, 3.06, -math.pi / 2))
+    player._check_side(1.06, 3.0, now)                     # now it fits: no more turns
+    assert player.me.y == pytest.approx(3.06)
+    player.hear(2, 2.0, now, (-3.0, 0.0))                  # a ball half way between the lines
+    player._check_side(2.56, 0.3, now)                     # fits both as well: no turn
+    assert player.me.y == pytest.approx(3.06)
+
+
+def test_a_player_checks_its_touch_line_only_after_a_penalty_and_for_a_while():
+    player = Player(3, "red")
+    player.me.place(-1.0, 0.0, 0.0)
+    player.hear(2, 2.0, 1.0, (-1.0 + 1.06, -3.0))           # the ball seen behind it, by the team-mate
+    player._check_side(-1.06, 3.0, 1.0)                     # no penalty: nothing to check
+    assert player.me.heading == pytest.approx(0.0)
+    player._time = 1.0
+    player._follow_game(Game(penalised=True))
+    player._time = 31.0
+    player._follow_game(Game())
+    late = 31.0 + SIDE_CHECK + 1.0
+    player.hear(2, 2.0, late, (0.0, 2.0))
+    player._check_side(1.06, 3.0, late)                     # too late: it has walked on since
+    assert player.me.y == pytest.approx(-3.06)
+
 def _decision(number: int, at: tuple[float, float, float], game: Game, ball=(0.0, 0.0), unseen: float = 0.1,
               told: tuple[float, float] | None = None):
     """Player ``number``'s walk (forward, sideways, turn) standing ``at`` (own frame), the ball
@@ -610,8 +700,8 @@ def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play()
     assert game.our_set_play and walk[:2] == (0.0, 0.0)                     # waits behind the ball
     game, walk = after("blue", (0.4, 0.0, 0.0), set_play, waiting, waiting)
     assert game.kick_off and not game.free and walk[0] > 0                  # then plays it
-    game, walk = after("red", (0.7, 0.2, math.pi), set_play, waiting, waiting)
-    assert not game.kick_off and walk[0] > 0.5                              # too near: walks away
+    game, walk = after("red", (0.7, 0.2, 0.75 * math.pi), set_play, waiting, waiting)
+    assert not game.kick_off and walk[0] > 0.5                              # too near: walks away to its place
     game, walk = after("red", (-1.0, 0.0, 0.0), set_play, waiting)
     assert walk[:2] == (0.0, 0.0)                                           # out of it: stays
     # after a kick-off the packets' kicking team restarts

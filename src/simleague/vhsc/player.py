@@ -7,20 +7,21 @@ goes behind the ball and walks it or kicks it towards the opponents' goal, walki
 ball when a robot stands near it or in its way (the referee's charging rule) and waiting while a
 robot nearer the ball plays it; the nearest field player goes for the ball (the team's
 players tell each other their distances to it and where they see it over UDP), the others follow
-it at their places; a ball lost at the feet, under the camera's view, is looked for by stepping
-back before turning, one lost elsewhere where a team-mate sees it, else by turning on the spot and
-then from the centre spot;
-the goalkeeper (player 1) keeps to its goal and clears balls that come near. A fallen player
-gets up (:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
+it at their places, walking round robots they see on the way; a ball lost at the feet, under the
+camera's view, is looked for by stepping back before turning, one lost elsewhere where a team-mate
+sees it, else by turning on the spot and then from the centre spot; the goalkeeper (player 1)
+keeps to its goal and clears balls that come near. A fallen player gets up
+(:func:`simleague.vhsc.kid.get_up`, from its front or back) once it has lain still for
 :data:`LIE_STILL` s, longer when it fell next to a robot in play (:meth:`Player._lie_for`); one
 lying on its side is left to the referee, who takes it off after its fallen timeout and puts it back.
 
 Where it is comes from its own sensors: the heading from the gyro (:class:`Attitude`), the
 position from the walk's own steps (odometry), both reset where the rules put a robot: at its
 starting pose before each half, at the penalty mark's touch line when penalised (seed 000's
-referee), and corrected by the ball on the centre spot before a kick-off. Positions are in the team's own
-frame (metres, x towards the opponents' goal, the field's centre the origin), as the league's
-team files give them; the starting poses are the sample team's (``examples/vhsc/kid.json``).
+referee; which line, checked by where a team-mate sees the ball), and corrected by the ball on the
+centre spot before a kick-off. Positions are in the team's own frame (metres, x towards the
+opponents' goal, the field's centre the origin), as the league's team files give them; the
+starting poses are the sample team's (``examples/vhsc/kid.json``).
 
 Run it as ``python -m simleague.vhsc.player`` or ``simleague vhsc player``. With
 ``SIMLEAGUE_PLAYER_TRACE`` set to a folder, each player writes there what it thinks four times a
@@ -109,6 +110,9 @@ TO_BALL = 0.3                    # rad: the ball this near straight ahead, the p
                                  # FOUL_DIRECTION, 30 deg, and a margin for the side steps and the odometry:
                                  # at 0.4 a player walking the ball on was called with it 22 deg off its heading)
 SEEN_FOR = 1.0                   # s a thing seen standing on the turf is remembered
+DETOUR_AHEAD = 1.0               # m: a thing standing on the way less than this ahead,
+DETOUR_SIDE = 0.35               # and less than this either side of it (two robots' half widths and a margin),
+DETOUR_PASS = 0.4                # is passed this far beside its edge (:meth:`Player._detour`)
 BALL_CLEAR = 0.2                 # m: what stands this near the ball is the ball's own shaded underside
 SETTLE = 0.8                     # s standing in the crouch before walking off
 LIE_STILL = 0.5                  # s lying on the front or back before getting up (the fall is over)
@@ -117,6 +121,8 @@ NEAR_ME = 0.7                    # of the torso in the last RECALL s before the 
 RECALL = 2.0                     # touching it is the referee's charging or pushing
 TURN_WALKING = 0.4              # most turn (share of full) while walking on
 TURN_ON_SPOT = 0.5               # rad: a target further off than this is turned to first
+SIDE_CHECK = 10.0                # s after a penalty in which the touch line it was put on is checked
+SIDE_MARGIN = 1.0                # m: by the ball, the other line is taken when it fits this much better
 TILT_GAIN = 0.002                # share of the accelerometer's tilt taken into the attitude each step
 
 
@@ -344,6 +350,7 @@ class Player:
         self.still = False                                 # standing still before a kick this step
         self._giving_way: float | None = None             # since when it waits while another plays the ball
         self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
+        self._side_check: tuple[float, float] | None = None  # (x of the penalty's place (m), until when (s))
 
     # ------------------------------------------------------------------ bookkeeping
     def _on_left(self, first_half: bool) -> bool:
@@ -370,6 +377,7 @@ class Player:
                                                        or game.first_half != before.first_half)
         if new_half:
             self.me.place(*self._start(game.first_half))
+            self._side_check = None
         if game.penalised and not before.penalised:
             # taken to the penalty mark's x on the touch line, facing the field: away from the
             # ball in play; on the re-entry pose's side with the ball on the centre spot (set);
@@ -383,6 +391,9 @@ class Player:
                 side = -1.0 if self._on_left(game.first_half) else 1.0
             self.me.place(-(HALF_LENGTH - PENALTY_MARK), side * TOUCH_LINE_START, -side * math.pi / 2)
             self.motion, self.walk = None, kid.walk()
+            self._side_check = (self.me.x, math.inf)
+        if before.penalised and not game.penalised and self._side_check is not None:
+            self._side_check = (self._side_check[0], (self._time or 0.0) + SIDE_CHECK)
         if not game.free:
             # the ball waits (its 10 s counted down) for the team that restarts; the packets name
             # the half's kick-off team throughout, but after a set play the team whose set play it
@@ -413,6 +424,7 @@ class Player:
                                                    s.angles.get("head_pitch", 0.0))
         sighting = camera.find_ball(s.image, position, orientation)
         if sighting is not None:
+            self._check_side(sighting.x, sighting.y, s.time)
             self.me.ball = self.me.to_field(sighting.x, sighting.y)
             self.me.ball_time = s.time
             if self.game.state == gc.STATE_SET and sighting.distance < 2.0:
@@ -421,6 +433,31 @@ class Player:
                 self.me.y -= self.me.ball[1]
                 self.me.ball = (0.0, 0.0)
         self._see_obstacles(s.time, camera.find_obstacles(s.image, position, orientation))
+
+    def _check_side(self, rx: float, ry: float, now: float) -> None:
+        """Seeing the ball at (``rx``, ``ry``) (robot frame, m) while penalised or in the
+        :data:`SIDE_CHECK` s after: whether the referee put the robot on the other touch line
+        than :meth:`_follow_game` guessed. The referee takes the line away from the ball (seed
+        000's referee; the league's referee, place_player_at_penalty), which the player may not
+        have seen for a while, or sees where it is not (its odometry's error); in a traced half,
+        three players put on the other line than they thought walked off the field. On the
+        other line the robot's pose, and where it sees the ball, are this line's turned half
+        round about (x0, 0), x0 the penalty place's x. When the ball a team-mate sees
+        (:meth:`_told_ball`) fits the other line :data:`SIDE_MARGIN` m better, the player takes
+        it: its pose and the ball turned so, what it saw standing forgotten."""
+        if self._side_check is None:
+            return
+        x0, until = self._side_check
+        told = self._told_ball(now)
+        if now > until or told is None:
+            return
+        here = self.me.to_field(rx, ry)
+        there = (2 * x0 - here[0], -here[1])
+        if math.dist(there, told) + SIDE_MARGIN < math.dist(here, told):
+            me = self.me
+            me.place(2 * x0 - me.x, -me.y, wrap(me.heading + math.pi))
+            me.ball = (2 * x0 - me.ball[0], -me.ball[1])
+            self.obstacles = np.empty((0, 3))
 
     def _see_obstacles(self, now: float, points: np.ndarray) -> None:
         """Remember where things stand (``points``: robot frame, shape (n, 2), m) in the own frame,
@@ -639,7 +676,7 @@ class Player:
                 return self._go_to(*spot, aim, avoid=(bx, by))
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
-            return self._go_to(bx - KEEP_AWAY * 1.3, by + 0.5 * SUPPORT.get(self.number, SUPPORT[3])[1], to_ball)
+            return self._go_to(*self._wait_place(bx, by), to_ball)
         if self.number == 1 and not _keepers_ball(bx, by):
             return self._keep_goal(by)
         if self.number == 1 or self._takes_ball(s.time):
@@ -725,6 +762,16 @@ class Player:
         (x, y), _ = _behind(bx, by, back)
         return _clamp(x, HALF_LENGTH), _clamp(y, HALF_WIDTH)
 
+    def _wait_place(self, bx: float, by: float) -> tuple[float, float]:
+        """Where a field player waits (own frame, m) while the other team restarts with the ball
+        at (``bx``, ``by``): :data:`KEEP_AWAY` m and a margin on our side of it, the players side
+        by side :data:`SUPPORT`'s 1.2 m apart, the line of them kept 0.3 m inside the field (at
+        0.6 m apart, with their odometry's errors, they walked into each other there)."""
+        across = SUPPORT.get(self.number, SUPPORT[3])[1]
+        spread = max(abs(dy) for _, dy in SUPPORT.values())
+        middle = _clamp(by, HALF_WIDTH - 0.3 - spread)
+        return max(-HALF_LENGTH + 0.3, bx - KEEP_AWAY * 1.3), middle + across
+
     def _keep_goal(self, by: float) -> tuple[float, float, float]:
         """The goalkeeper's place in its goal, 0.4 m before the line, following the ball's ``by``
         halfway, within 0.8 m of the middle."""
@@ -750,7 +797,8 @@ class Player:
         """Walk to own-frame (x, y), facing ``heading`` (rad) once there; around ``avoid`` (the
         ball) rather than through it. Turns while walking are kept to :data:`TURN_WALKING` (the
         kid's gait falls walking and turning at full speed), larger turns made on the spot; walks
-        and turns slow down in time to stop where they aim (:func:`simleague.vhsc.kid.stopping_speed`)."""
+        and turns slow down in time to stop where they aim (:func:`simleague.vhsc.kid.stopping_speed`);
+        round robots and posts seen on the way (:meth:`_detour`)."""
         me = self.me
         rx, ry = me.to_robot(x, y)
         distance = math.hypot(rx, ry)
@@ -760,7 +808,7 @@ class Player:
                 ry += 0.35 if ay < 0 else -0.35
         if distance < 0.12:
             return 0.0, 0.0, self._turn_to(heading)
-        bearing = math.atan2(ry, rx)
+        bearing = math.atan2(*reversed(self._detour(rx, ry)))
         forward = kid.stopping_speed(distance, kid.FULL_SPEED[0])      # slow enough to stop there
         if distance < 0.6:                                            # near: step there, face the heading
             return (max(-0.5, min(forward, rx / 0.3)), _clamp(ry / 0.15),
@@ -768,6 +816,32 @@ class Player:
         if abs(bearing) > TURN_ON_SPOT:
             return 0.2, 0.0, _turn(bearing, 0.0)
         return min(forward, distance / 0.5), 0.0, _turn(bearing, 0.5, TURN_WALKING)
+
+    def _detour(self, rx: float, ry: float) -> tuple[float, float]:
+        """Where to head (robot frame, m) on the way to (``rx``, ``ry``) (robot frame, m, not the
+        origin): beside the nearest thing seen in the last :data:`SEEN_FOR` s that stands on
+        the way, less than :data:`DETOUR_AHEAD` m along it (and short of its end) and
+        :data:`DETOUR_SIDE` m either side; :data:`DETOUR_PASS` m past that thing's edge on the
+        side where less of it stands. Else (``rx``, ``ry``). In a traced half 24 of 57 falls
+        followed a team-mate's touch, 8 of them on the way to the kick-off places after a goal
+        and 2 at the places of the opponents' set play."""
+        if self._time is None:
+            return rx, ry
+        recent = self._recent(self._time)
+        ox, oy = self.me.to_robot(recent[:, 1], recent[:, 2])
+        distance = math.hypot(rx, ry)
+        ux, uy = rx / distance, ry / distance
+        along, across = ox * ux + oy * uy, oy * ux - ox * uy
+        ahead = (along > 0) & (along < min(DETOUR_AHEAD, distance - DETOUR_PASS)) & (np.abs(across) < DETOUR_SIDE)
+        if not np.any(ahead):
+            return rx, ry
+        nearest = along[ahead].min()
+        thing = (np.abs(along - nearest) < DETOUR_SIDE) & (np.abs(across) < 2 * DETOUR_SIDE)   # its other points
+        if np.mean(across[thing]) > 0:
+            side = across[thing].min() - DETOUR_PASS                # pass on its right
+        else:
+            side = across[thing].max() + DETOUR_PASS
+        return nearest * ux - side * uy, nearest * uy + side * ux
 
     def _head(self, s: Sensed) -> dict[str, float]:
         """Look at the ball when it was seen lately, else where a team-mate sees it, else sweep."""
