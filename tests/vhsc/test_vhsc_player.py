@@ -20,9 +20,8 @@ from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
-                                   HEARD_FOR, LIE_NEAR,
-                                   LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, SIDE_CHECK, STEP_BACK, TURN_ROUND, Attitude, Game,
-                                   GameListener, Player, Sensed, TeamChannel)
+                                   HEARD_FOR, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, SIDE_CHECK, STEP_BACK,
+                                   TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -360,7 +359,6 @@ def test_a_player_coming_from_beside_the_ball_heads_for_a_place_further_behind_i
     assert player._approach(-4.4, 0.0, 0.0) == pytest.approx((-4.5, 0.0))
 
 
-
 def _walk_seeing(heading: float, robot: list[tuple[float, float]], to=(3.0, 0.0)):
     """Player 3 at the origin facing ``heading`` walking to own-frame ``to`` having seen a
     robot's points at ``robot`` (own frame, m) a moment ago: its (forward, sideways, turn)."""
@@ -407,6 +405,7 @@ def test_at_their_set_play_the_field_players_wait_apart_inside_the_field():
             assert math.dist((x, y), ball) > 1.0 or x == -HALF_LENGTH + 0.3, (ball, places)
     forward, _, _ = _decision(3, (-1.3, 1.2, 0.0), game)
     assert forward == 0.0                                  # player 3 stands at its place
+
 
 def test_the_kid_kicks_with_either_foot_the_ball_before_it():
     for foot, yaw in (("right", 0.5), ("left", 2.0)):
@@ -561,7 +560,6 @@ def test_a_penalised_player_knows_it_stands_where_the_referee_put_it():
     assert (player.me.x, player.me.y) == pytest.approx((-3.0, -3.06), abs=1e-9)
 
 
-
 @pytest.mark.parametrize("after", [0.0, 5.0], ids=["while penalised", "after"])
 def test_a_penalised_player_finds_which_touch_line_it_was_put_on_by_the_ball(after):
     """The ball was last seen at y > 0, so the player thinks itself on the y < 0 line; it sees
@@ -578,7 +576,7 @@ def test_a_penalised_player_finds_which_touch_line_it_was_put_on_by_the_ball(aft
         player._follow_game(Game())
     now = 31.0 + after
     player.hear(2, 2.0, now, (0.0, 2.0))
-    player._check_side(1.06, 3.0, now)                     # fits the y < 0 line: (-6, -1.06)
+    player._check_side(1.06, 3.0, now)                     # on the y < 0 line it would lie at (-6, -2)
     assert (player.me.x, player.me.y, player.me.heading) == pytest.approx((-3.0, 3.06, -math.pi / 2))
     player._check_side(1.06, 3.0, now)                     # now it fits: no more turns
     assert player.me.y == pytest.approx(3.06)
@@ -589,10 +587,11 @@ def test_a_penalised_player_finds_which_touch_line_it_was_put_on_by_the_ball(aft
 
 def test_a_player_checks_its_touch_line_only_after_a_penalty_and_for_a_while():
     player = Player(3, "red")
-    player.me.place(-1.0, 0.0, 0.0)
-    player.hear(2, 2.0, 1.0, (-1.0 + 1.06, -3.0))           # the ball seen behind it, by the team-mate
-    player._check_side(-1.06, 3.0, 1.0)                     # no penalty: nothing to check
-    assert player.me.heading == pytest.approx(0.0)
+    player.me.place(-3.0, -3.06, math.pi / 2)               # where a penalty puts it, but not penalised
+    player.hear(2, 2.0, 1.0, (0.0, 2.0))
+    player._check_side(1.06, 3.0, 1.0)                      # the same sighting: nothing to check
+    assert player.me.y == pytest.approx(-3.06)
+    player.me.ball, player.me.ball_time = (0.0, 1.0), 0.0
     player._time = 1.0
     player._follow_game(Game(penalised=True))
     player._time = 31.0
@@ -601,6 +600,7 @@ def test_a_player_checks_its_touch_line_only_after_a_penalty_and_for_a_while():
     player.hear(2, 2.0, late, (0.0, 2.0))
     player._check_side(1.06, 3.0, late)                     # too late: it has walked on since
     assert player.me.y == pytest.approx(-3.06)
+
 
 def _decision(number: int, at: tuple[float, float, float], game: Game, ball=(0.0, 0.0), unseen: float = 0.1,
               told: tuple[float, float] | None = None):
