@@ -820,9 +820,9 @@ class Player:
     def _detour(self, rx: float, ry: float) -> tuple[float, float]:
         """Where to head (robot frame, m) on the way to (``rx``, ``ry``) (robot frame, m, not the
         origin): beside the nearest thing seen in the last :data:`SEEN_FOR` s that stands on
-        the way, less than :data:`DETOUR_AHEAD` m along it (and short of its end) and
-        :data:`DETOUR_SIDE` m either side; :data:`DETOUR_PASS` m past that thing's edge on the
-        side where less of it stands. Else (``rx``, ``ry``). In a traced half 24 of 57 falls
+        the way, less than :data:`DETOUR_AHEAD` m along it (and more than :data:`DETOUR_PASS` m
+        short of the place) and :data:`DETOUR_SIDE` m either side; :data:`DETOUR_PASS` m past
+        that thing's edge on the side where less of it stands. Else (``rx``, ``ry``). In a traced half 24 of 57 falls
         followed a team-mate's touch, 8 of them on the way to the kick-off places after a goal
         and 2 at the places of the opponents' set play."""
         if self._time is None:
