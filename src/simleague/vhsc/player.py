@@ -350,7 +350,7 @@ class Player:
         self.still = False                                 # standing still before a kick this step
         self._giving_way: float | None = None             # since when it waits while another plays the ball
         self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
-        self._side_check: tuple[float, float] | None = None  # (x of the penalty's place (m), until when (s))
+        self._side_check_until: float | None = None        # s: the touch line checked until then (_check_side)
 
     # ------------------------------------------------------------------ bookkeeping
     def _on_left(self, first_half: bool) -> bool:
@@ -377,7 +377,7 @@ class Player:
                                                        or game.first_half != before.first_half)
         if new_half:
             self.me.place(*self._start(game.first_half))
-            self._side_check = None
+            self._side_check_until = None
         if game.penalised and not before.penalised:
             # taken to the penalty mark's x on the touch line, facing the field: away from the
             # ball in play; on the re-entry pose's side with the ball on the centre spot (set);
@@ -391,9 +391,9 @@ class Player:
                 side = -1.0 if self._on_left(game.first_half) else 1.0
             self.me.place(-(HALF_LENGTH - PENALTY_MARK), side * TOUCH_LINE_START, -side * math.pi / 2)
             self.motion, self.walk = None, kid.walk()
-            self._side_check = (self.me.x, math.inf)
-        if before.penalised and not game.penalised and self._side_check is not None:
-            self._side_check = (self._side_check[0], (self._time or 0.0) + SIDE_CHECK)
+            self._side_check_until = math.inf
+        if before.penalised and not game.penalised and self._side_check_until is not None:
+            self._side_check_until = (self._time or 0.0) + SIDE_CHECK
         if not game.free:
             # the ball waits (its 10 s counted down) for the team that restarts; the packets name
             # the half's kick-off team throughout, but after a set play the team whose set play it
@@ -442,15 +442,15 @@ class Player:
         have seen for a while, or sees where it is not (its odometry's error); in a traced half,
         three players put on the other line than they thought walked off the field. On the
         other line the robot's pose, and where it sees the ball, are this line's turned half
-        round about (x0, 0), x0 the penalty place's x. When the ball a team-mate sees
+        round about (x0, 0), x0 the penalty mark's x. When the ball a team-mate sees
         (:meth:`_told_ball`) fits the other line :data:`SIDE_MARGIN` m better, the player takes
         it: its pose and the ball turned so, what it saw standing forgotten."""
-        if self._side_check is None:
+        if self._side_check_until is None or now > self._side_check_until:
             return
-        x0, until = self._side_check
         told = self._told_ball(now)
-        if now > until or told is None:
+        if told is None:
             return
+        x0 = -(HALF_LENGTH - PENALTY_MARK)
         here = self.me.to_field(rx, ry)
         there = (2 * x0 - here[0], -here[1])
         if math.dist(there, told) + SIDE_MARGIN < math.dist(here, told):
@@ -500,9 +500,14 @@ class Player:
     def _in_the_way(self, now: float) -> bool:
         """Whether something seen in the last :data:`SEEN_FOR` s stands ahead: less than
         :data:`CLEAR_AHEAD` m before the torso and :data:`CLEAR_SIDE` m to either side."""
-        recent = self._recent(now)
-        x, y = self.me.to_robot(recent[:, 1], recent[:, 2])
+        x, y = self._seen_around(now)
         return bool(np.any((x > 0) & (x < CLEAR_AHEAD) & (np.abs(y) < CLEAR_SIDE)))
+
+    def _seen_around(self, now: float) -> tuple[np.ndarray, np.ndarray]:
+        """Where the things seen in the last :data:`SEEN_FOR` s stand from here: robot-frame
+        x and y (m, shape (n,) each)."""
+        recent = self._recent(now)
+        return self.me.to_robot(recent[:, 1], recent[:, 2])
 
     # ------------------------------------------------------------------ the team
     def hear(self, number: int, distance: float, now: float, ball: tuple[float, float] | None = None) -> None:
@@ -822,13 +827,12 @@ class Player:
         origin): beside the nearest thing seen in the last :data:`SEEN_FOR` s that stands on
         the way, less than :data:`DETOUR_AHEAD` m along it (and more than :data:`DETOUR_PASS` m
         short of the place) and :data:`DETOUR_SIDE` m either side; :data:`DETOUR_PASS` m past
-        that thing's edge on the side where less of it stands. Else (``rx``, ``ry``). In a traced half 24 of 57 falls
-        followed a team-mate's touch, 8 of them on the way to the kick-off places after a goal
-        and 2 at the places of the opponents' set play."""
+        that thing's edge on the side where less of it stands. Else (``rx``, ``ry``). In a traced
+        half 24 of 57 falls followed a team-mate's touch, 8 of them on the way to the kick-off
+        places after a goal and 2 at the places of the opponents' set play."""
         if self._time is None:
             return rx, ry
-        recent = self._recent(self._time)
-        ox, oy = self.me.to_robot(recent[:, 1], recent[:, 2])
+        ox, oy = self._seen_around(self._time)
         distance = math.hypot(rx, ry)
         ux, uy = rx / distance, ry / distance
         along, across = ox * ux + oy * uy, oy * ux - ox * uy
