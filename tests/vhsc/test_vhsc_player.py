@@ -128,9 +128,9 @@ def test_near_the_ball_a_player_walks_slowly_while_a_robot_stands_in_its_way():
     assert len(player.obstacles) == 1
     assert player._careful(1.0, 0.2) == CAREFUL
     assert player._careful(1.0, 0.2 + SEEN_FOR) == 1.0                    # forgotten
-    player._see_obstacles(1.3, np.array([[0.5, 0.4]]))                    # beside the way: no matter
+    player._see_obstacles(1.3, np.array([[0.6, 0.45]]))                   # beside the way: no matter
     assert player._careful(1.0, 1.4) == 1.0
-    player.me.place(0.0, 0.0, math.atan2(0.4, 0.5))                       # turned towards it: in the way
+    player.me.place(0.0, 0.0, math.atan2(0.45, 0.6))                      # turned towards it: in the way
     assert player._careful(1.0, 1.4) == CAREFUL
     player.me.ball = (3.0, 3.0)                                           # the ball far away
     assert player._careful(1.0, 1.4) == 1.0
@@ -156,17 +156,39 @@ def test_the_first_to_the_ball_walks_to_it_at_full_speed_whoever_stands_near():
     it goes on at full speed, but not while turned away from the ball nor with a robot as near."""
     player = Player(3, "red")
     player.me.place(0.0, 0.0, 0.0)
-    player.me.ball, player.me.ball_time, player.game = (0.3, 0.0), 0.0, Game()
-    player._see_obstacles(0.1, np.array([[0.7, 0.25]]))                   # 0.47 m from the ball, ahead
-    assert player._crowded(0.2) and player._in_the_way(0.2)
-    assert player._careful(1.0, 0.2) == 1.0                               # 0.3 m from it: the first to it
+    player.me.ball, player.me.ball_time, player.game = (0.5, 0.0), 0.0, Game()
+    player._see_obstacles(0.1, np.array([[1.1, 0.1]]))                    # 0.61 m from the ball
+    assert player._crowded(0.2) and not player._close_by(0.2)
+    assert player._careful(1.0, 0.2) == 1.0                               # 0.5 m from it: the first to it
     player.me.place(0.0, 0.0, math.radians(35))                           # the ball 35 deg off: not to it
     assert player._careful(1.0, 0.2) == CAREFUL
     player.me.place(0.0, 0.0, 0.0)
-    player._see_obstacles(0.3, np.array([[0.4, -0.32]]))                  # another 0.34 m from it
+    player._see_obstacles(0.3, np.array([[0.85, -0.45]]))                 # another 0.57 m from it
     assert player._careful(1.0, 0.4) == CAREFUL                           # not 0.1 m nearer than that one
-    player.me.place(0.1, 0.0, 0.0)                                        # 0.2 m from it: first again
-    assert player._careful(1.0, 0.4) == 1.0
+    player.me.place(0.2, 0.0, 0.0)                                        # 0.3 m from it: first again
+    assert not player._close_by(0.4) and player._careful(1.0, 0.4) == 1.0
+
+
+def test_near_the_ball_a_player_walks_slowly_while_a_robot_stands_close_beside_it_even_first_to_the_ball():
+    """Upright robots at 0.20 to 0.33 m/s called for fouls near the ball had the other robot
+    beside them, not ahead; at the ball the referee's judgement of who moves to it turns on a few
+    centimetres. A robot seen close beside or ahead makes the player careful within 2.3 m of the
+    ball; one behind it does not, nor one far from the ball."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time, player.game = (0.3, 0.0), 0.0, Game()
+    assert player._first_to_ball(0.1) and player._careful(1.0, 0.1) == 1.0
+    player._see_obstacles(0.1, np.array([[0.0, 0.55]]))                   # beside it, 0.63 m from the ball
+    assert player._first_to_ball(0.2) and not player._in_the_way(0.2)
+    assert player._careful(1.0, 0.2) == CAREFUL
+    assert player._careful(1.0, 0.1 + SEEN_FOR) == 1.0                    # forgotten
+    player._see_obstacles(2.0, np.array([[-0.3, 0.3]]))                   # behind it: walking away from it
+    assert not player._close_by(2.1) and player._careful(1.0, 2.1) == 1.0
+    player._see_obstacles(3.0, np.array([[0.4, -0.5]]))                   # ahead to the right, 0.65 m away
+    player.me.ball = (0.0, 2.0)                                           # a ball 2 m away: still near it
+    assert player._careful(1.0, 3.1) == CAREFUL
+    player.me.ball = (-2.5, 0.0)                                          # 2.5 m away: far from it
+    assert player._careful(1.0, 3.1) == 1.0
 
 
 def test_walking_the_ball_on_beside_a_robot_a_player_keeps_full_speed_only_with_the_ball_straight_ahead():
@@ -176,12 +198,13 @@ def test_walking_the_ball_on_beside_a_robot_a_player_keeps_full_speed_only_with_
     player = Player(3, "red")
     player.me.place(0.0, 0.0, 0.0)
     player.game, player.dribbling, player.me.ball_time = Game(), True, 0.0
-    player._see_obstacles(0.1, np.array([[0.25, -0.33]]))                # beside the way, near the ball
-    player.me.ball = (0.25, 0.0)
+    player._see_obstacles(0.1, np.array([[0.8, -0.25]]))                 # beside the way, near the ball
+    player.me.ball = (0.4, 0.0)
     assert player._crowded(0.2) and not player._in_the_way(0.2) and not player._first_to_ball(0.2)
+    assert not player._close_by(0.2)
     assert player._careful(1.0, 0.2) == 1.0                               # straight ahead
     off = math.radians(22)
-    player.me.ball = (0.25 * math.cos(off), 0.25 * math.sin(off))
+    player.me.ball = (0.4 * math.cos(off), 0.4 * math.sin(off))
     assert player._careful(1.0, 0.2) == CAREFUL
 
 
