@@ -184,7 +184,7 @@ def test_near_the_ball_a_player_walks_slowly_while_a_robot_stands_close_beside_i
     assert player._careful(1.0, 0.1 + SEEN_FOR) == 1.0                    # forgotten
     player._see_obstacles(2.0, np.array([[-0.3, 0.3]]))                   # behind it: walking away from it
     assert not player._close_by(2.1) and player._careful(1.0, 2.1) == 1.0
-    player._see_obstacles(3.0, np.array([[0.4, -0.5]]))                   # ahead to the right, 0.65 m away
+    player._see_obstacles(3.0, np.array([[0.4, -0.5]]))                   # ahead to the right, 0.64 m away
     player.me.ball = (0.0, 2.0)                                           # a ball 2 m away: still near it
     assert player._careful(1.0, 3.1) == CAREFUL
     player.me.ball = (-2.5, 0.0)                                          # 2.5 m away: far from it
