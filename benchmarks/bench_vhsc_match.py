@@ -8,9 +8,10 @@ Both teams are ``examples/vhsc/kid.json`` (four kid robots). The world has no ra
 own here: the runs differ by the processes' timing. Prints each half's report, then the totals
 and the medians. With each half, where its time went (before the kick-off, the ball in play, a
 kick-off or set play over but the ball not yet played, each kind of set play) with the ball's
-travel in each, the set plays awarded (a free kick's cause: a foul, or a team holding the ball)
-and the robots penalised, by reason, and what came before each fall: a touch by a team-mate or
-an opponent in the last 1.5 s, or none (falls counted as the match's figures count them).
+travel in each, the set plays awarded (a free kick's cause: a foul, or a team holding the ball;
+a set play retaken because an opponent touched its ball counted apart) and the robots
+penalised, by reason, and what came before each fall: a touch by a team-mate or an opponent in
+the last 1.5 s, or none (falls counted as the match's figures count them).
 """
 
 from __future__ import annotations
@@ -67,11 +68,15 @@ class Calls:
         self._ball = ball
         if referee.set_play and (referee.secondary != self._secondary or referee.phase == 0 and self._phase):
             kind = SET_PLAYS.get(referee.secondary, "set play")
-            if referee.secondary in (gc.STATE2_DIRECT_FREEKICK, gc.STATE2_PENALTY_KICK):
-                # a foul makes both robots immune from this step on; holding the ball, no one
-                fouled = sum(abs(p.immune_until - referee.clock - FOUL_IMMUNITY) < 1e-6
-                             for p in referee.players.values())
-                kind += " (a foul)" if fouled >= 2 else " (holding the ball)"
+            # a foul makes both robots immune from this step on; holding the ball or a retake, no one
+            fouled = sum(abs(p.immune_until - referee.clock - FOUL_IMMUNITY) < 1e-6
+                         for p in referee.players.values()) >= 2
+            if fouled and referee.secondary in (gc.STATE2_DIRECT_FREEKICK, gc.STATE2_PENALTY_KICK):
+                kind += " (a foul)"
+            elif referee.secondary == self._secondary:         # phase 1 or 2 back to 0: an opponent touched the ball
+                kind += " (retaken: an opponent touched the ball)"
+            elif referee.secondary in (gc.STATE2_DIRECT_FREEKICK, gc.STATE2_PENALTY_KICK):
+                kind += " (holding the ball)"
             self.awarded[kind] += 1
         self._secondary, self._phase = referee.secondary, referee.phase
         self._count_falls(referee)
