@@ -669,6 +669,46 @@ def test_a_player_that_does_not_see_the_ball_looks_where_a_team_mate_sees_it_els
     assert player._told_ball(0.5) == (1.2, 1.1) and player._told_ball(0.5 + HEARD_FOR) is None
 
 
+def _walk_to_wait(number: int, at: tuple[float, float, float], game: Game, ball: tuple[float, float],
+                  seconds: float = 25.0) -> list[tuple[float, float]]:
+    """Player ``number``'s way (own-frame places, m, every 0.1 s) from ``at`` following its
+    decisions, each moving it at the kid's full speeds times the shares asked for."""
+    player = Player(number, "red")
+    player.me.place(*at)
+    player.me.ball, player.game = ball, game
+    way = [at[:2]]
+    for k in range(round(seconds / 0.1)):
+        now = k * 0.1
+        player.me.ball_time = now
+        forward, sideways, turn = player._decide(Sensed(now, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+        c, s = math.cos(player.me.heading), math.sin(player.me.heading)
+        vx, vy = forward * kid.FULL_SPEED[0], sideways * kid.FULL_SPEED[1]
+        player.me.place(player.me.x + 0.1 * (vx * c - vy * s), player.me.y + 0.1 * (vx * s + vy * c),
+                        player.me.heading + 0.1 * turn * kid.FULL_TURN)
+        way.append((player.me.x, player.me.y))
+    return way
+
+
+@pytest.mark.parametrize("number, at", [(2, (0.5, 0.05, math.pi)), (3, (0.5, 0.0, math.pi)),
+                                        (4, (0.3, -0.4, 2.5)), (3, (0.0, 0.5, -math.pi / 2))],
+                         ids=["2 beyond", "3 beyond", "4 beyond, right", "3 beside"])
+def test_at_their_set_play_a_player_beyond_the_ball_walks_round_it_to_its_place(number, at):
+    """The referee leaves robots 0.5 m from a set play's ball on whatever side they stood; an
+    opponent's touch then is a warning and the set play is taken again. Walking to its waiting
+    place the player keeps its torso 0.35 m from the ball (a foot's reach and the ball's
+    radius; turning round at first it steps on slowly), once out of the free-kick distance
+    (0.75 m) outside it, and gets there. Straight there, players 2 and 3 passed 0.05 and 0.13 m
+    from the ball."""
+    ball = (0.0, 0.0)
+    way = _walk_to_wait(number, at, Game(their_set_play=True), ball)
+    out = next(k for k, place in enumerate(way) if math.dist(place, ball) > 0.75)
+    assert min(math.dist(place, ball) for place in way[:out]) > 0.35
+    assert min(math.dist(place, ball) for place in way[out:]) > 0.75 - 0.05
+    assert math.dist(way[-1], Player(number, "red")._wait_place(*ball)) < 0.15
+    # and straight there with the ball behind it (nothing to go round)
+    assert Player(number, "red")._round_ball(0.0, 0.0, -1.3, 1.2) == (-1.3, 1.2)
+
+
 def test_at_their_penalty_kick_the_goalkeeper_stands_on_its_line_and_the_others_leave_the_area():
     """The referee takes off, when the kick is taken, any defender between the penalty mark
     (1.5 m from the goal line) and the goal line but the goalkeeper on it."""

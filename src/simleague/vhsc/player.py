@@ -94,6 +94,8 @@ KICK_STILL = 1.0                 # s standing still, feet together, before a kic
 KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
+KEEP_OFF = 0.9                   # m: nearer the ball than this, a way to a waiting place goes round it,
+ROUND_STEP = 0.9                 # rad on along the circle of KEEP_AWAY m about it at a time
 WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at for our set play's end
 CAREFUL_NEAR = 1.5               # m from the ball within which the player walks carefully while a robot
 CROWD = 1.0                      # stands this near the ball (m), but when it walks the ball on,
@@ -700,7 +702,7 @@ class Player:
                 return self._go_to(*spot, aim, avoid=(bx, by))
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
-            return self._go_to(*self._wait_place(bx, by), to_ball)
+            return self._go_to(*self._round_ball(bx, by, *self._wait_place(bx, by)), to_ball)
         if self.number == 1 and not _keepers_ball(bx, by):
             return self._keep_goal(by)
         if self.number == 1 or self._takes_ball(s.time):
@@ -809,7 +811,33 @@ class Player:
         if self.number == 1:
             return self._go_to(-HALF_LENGTH - 0.05, 0.0, 0.0)
         x = max(bx, -HALF_LENGTH + PENALTY_MARK) + KEEP_AWAY
-        return self._go_to(x, by + SUPPORT.get(self.number, SUPPORT[3])[1], to_ball)
+        return self._go_to(*self._round_ball(bx, by, x, by + SUPPORT.get(self.number, SUPPORT[3])[1]), to_ball)
+
+    def _round_ball(self, bx: float, by: float, x: float, y: float) -> tuple[float, float]:
+        """Where to head (own frame, m) for the place (``x``, ``y``) while the other team
+        restarts with the ball at (``bx``, ``by``): the place itself unless the straight way
+        there passes nearer the ball than :data:`KEEP_OFF` m; else round the ball, a point on the
+        circle of :data:`KEEP_AWAY` m about it :data:`ROUND_STEP` rad on from where the player
+        stands (fewer when the place lies nearer), the shorter way round (the other way where
+        that point lies less than 0.3 m inside the field's lines). An opponent's touch of the
+        set play's ball is a warning and the set play is taken again (the league's referee;
+        :meth:`simleague.vhsc.referee.HumanoidReferee._set_play_touched`), and the referee puts
+        the robots near the ball 0.5 m from it, on whatever side they stood."""
+        me = self.me
+        way = np.array([x - me.x, y - me.y])
+        to_ball = np.array([bx - me.x, by - me.y])
+        length2 = float(way @ way)
+        along = float(to_ball @ way) / max(length2, 1e-12)
+        if along <= 0.0 or math.dist(min(along, 1.0) * way, to_ball) >= KEEP_OFF:    # behind, or clear of it
+            return x, y
+        here = math.atan2(me.y - by, me.x - bx)
+        turn = wrap(math.atan2(y - by, x - bx) - here)
+        for sign in (1.0, -1.0):
+            on = here + sign * math.copysign(min(ROUND_STEP, abs(turn)), turn)
+            px, py = bx + KEEP_AWAY * math.cos(on), by + KEEP_AWAY * math.sin(on)
+            if abs(px) <= HALF_LENGTH - 0.3 and abs(py) <= HALF_WIDTH - 0.3:
+                return px, py
+        return x, y
 
     def _turn_to(self, heading: float, most: float = 1.0) -> float:
         """The turn (share of full, at most ``most`` either way) that brings the player round to
