@@ -709,6 +709,15 @@ def test_at_their_set_play_a_player_beyond_the_ball_walks_round_it_to_its_place(
     assert Player(number, "red")._round_ball(0.0, 0.0, -1.3, 1.2) == (-1.3, 1.2)
 
 
+def test_a_player_turning_on_the_spot_steps_on_but_not_into_the_ball_before_it():
+    player = Player(3, "red")
+    player.me.place(0.3, 0.0, math.pi)                     # the ball 0.3 m ahead, the place behind it to the right
+    assert player._go_to(0.3, -2.0, 0.0)[0] == pytest.approx(0.2)
+    forward, sideways, turn = player._go_to(0.3, -2.0, 0.0, avoid=(0.0, 0.0))
+    assert (forward, sideways) == (0.0, 0.0) and turn > 0.5
+    assert player._go_to(0.3, -2.0, 0.0, avoid=(-0.6, 0.0))[0] == pytest.approx(0.2)   # 0.9 m ahead
+
+
 def test_at_their_penalty_kick_the_goalkeeper_stands_on_its_line_and_the_others_leave_the_area():
     """The referee takes off, when the kick is taken, any defender between the penalty mark
     (1.5 m from the goal line) and the goal line but the goalkeeper on it."""

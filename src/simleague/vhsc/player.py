@@ -126,6 +126,7 @@ NEAR_ME = 0.7                    # of the torso in the last RECALL s before the 
 RECALL = 2.0                     # touching it is the referee's charging or pushing
 TURN_WALKING = 0.4              # most turn (share of full) while walking on
 TURN_ON_SPOT = 0.5               # rad: a target further off than this is turned to first
+TURN_CLEAR = 0.5                 # m: with the ball less than this ahead, a turn on the spot does not step on
 SIDE_CHECK = 10.0                # s after a penalty in which the touch line it was put on is checked
 SIDE_MARGIN = 1.0                # m: by the ball, the other line is taken when it fits this much better
 TILT_GAIN = 0.002                # share of the accelerometer's tilt taken into the attitude each step
@@ -702,7 +703,7 @@ class Player:
                 return self._go_to(*spot, aim, avoid=(bx, by))
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
-            return self._go_to(*self._round_ball(bx, by, *self._wait_place(bx, by)), to_ball)
+            return self._go_to(*self._round_ball(bx, by, *self._wait_place(bx, by)), to_ball, avoid=(bx, by))
         if self.number == 1 and not _keepers_ball(bx, by):
             return self._keep_goal(by)
         if self.number == 1 or self._takes_ball(s.time):
@@ -811,7 +812,8 @@ class Player:
         if self.number == 1:
             return self._go_to(-HALF_LENGTH - 0.05, 0.0, 0.0)
         x = max(bx, -HALF_LENGTH + PENALTY_MARK) + KEEP_AWAY
-        return self._go_to(*self._round_ball(bx, by, x, by + SUPPORT.get(self.number, SUPPORT[3])[1]), to_ball)
+        return self._go_to(*self._round_ball(bx, by, x, by + SUPPORT.get(self.number, SUPPORT[3])[1]), to_ball,
+                           avoid=(bx, by))
 
     def _round_ball(self, bx: float, by: float, x: float, y: float) -> tuple[float, float]:
         """Where to head (own frame, m) for the place (``x``, ``y``) while the other team
@@ -850,14 +852,19 @@ class Player:
         ball) rather than through it. Turns while walking are kept to :data:`TURN_WALKING` (the
         kid's gait falls walking and turning at full speed), larger turns made on the spot; walks
         and turns slow down in time to stop where they aim (:func:`simleague.vhsc.kid.stopping_speed`);
-        round robots and posts seen on the way (:meth:`_detour`)."""
+        round robots and posts seen on the way (:meth:`_detour`). A turn on the spot steps on at
+        0.2 of full speed, but not towards ``avoid`` less than :data:`TURN_CLEAR` m ahead: at the
+        other team's set play a player turning to leave the ball walked into it (a traced half)."""
         me = self.me
         rx, ry = me.to_robot(x, y)
         distance = math.hypot(rx, ry)
+        creep = 0.2
         if avoid is not None:
             ax, ay = me.to_robot(*avoid)
             if 0 < ax < rx and abs(ay) < 0.25 and distance > 0.3:     # the ball on the way: step past it
                 ry += 0.35 if ay < 0 else -0.35
+            if 0 < ax < TURN_CLEAR and abs(ay) < 0.25:
+                creep = 0.0
         if distance < 0.12:
             return 0.0, 0.0, self._turn_to(heading)
         bearing = math.atan2(*reversed(self._detour(rx, ry)))
@@ -866,7 +873,7 @@ class Player:
             return (max(-0.5, min(forward, rx / 0.3)), _clamp(ry / 0.15),
                     _turn(wrap(heading - me.heading), 0.5, TURN_WALKING))
         if abs(bearing) > TURN_ON_SPOT:
-            return 0.2, 0.0, _turn(bearing, 0.0)
+            return creep, 0.0, _turn(bearing, 0.0)
         return min(forward, distance / 0.5), 0.0, _turn(bearing, 0.5, TURN_WALKING)
 
     def _detour(self, rx: float, ry: float) -> tuple[float, float]:
