@@ -705,8 +705,9 @@ def test_at_their_set_play_a_player_beyond_the_ball_walks_round_it_to_its_place(
     assert min(math.dist(place, ball) for place in way[:out]) > 0.35
     assert min(math.dist(place, ball) for place in way[out:]) > 0.75 - 0.05
     assert math.dist(way[-1], Player(number, "red")._wait_place(*ball)) < 0.15
-    # and straight there with the ball behind it (nothing to go round)
-    assert Player(number, "red")._round_ball(0.0, 0.0, -1.3, 1.2) == (-1.3, 1.2)
+    player = Player(number, "red")                          # straight there with the ball behind it
+    player.me.place(-0.5, 0.0, 0.0)
+    assert player._round_ball(0.0, 0.0, -1.3, 1.2) == (-1.3, 1.2)
 
 
 def test_a_player_turning_on_the_spot_steps_on_but_not_into_the_ball_before_it():
