@@ -94,6 +94,7 @@ KICK_STILL = 1.0                 # s standing still, feet together, before a kic
 KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
+INSIDE = 0.3                     # m inside the field's lines that waiting and supporting places are kept
 KEEP_OFF = 0.9                   # m: nearer the ball than this, a way to a waiting place goes round it,
 ROUND_STEP = 0.9                 # rad on along the circle of KEEP_AWAY m about it at a time
 WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at for our set play's end
@@ -710,7 +711,7 @@ class Player:
             return self._attack(bx, by, s.time)
         dx, dy = SUPPORT.get(self.number, SUPPORT[3])
         x = max(-HALF_LENGTH + KEEPER_ZONE[0] + 0.3, min(HALF_LENGTH - 1.0, bx + dx))   # out of the keeper's way
-        y = max(-HALF_WIDTH + 0.3, min(HALF_WIDTH - 0.3, by + dy))
+        y = max(-HALF_WIDTH + INSIDE, min(HALF_WIDTH - INSIDE, by + dy))
         return self._go_to(x, y, math.atan2(by - me.y, bx - me.x))
 
     def _search(self, unseen: float, now: float) -> tuple[float, float, float]:
@@ -792,12 +793,12 @@ class Player:
     def _wait_place(self, bx: float, by: float) -> tuple[float, float]:
         """Where a field player waits (own frame, m) while the other team restarts with the ball
         at (``bx``, ``by``): :data:`KEEP_AWAY` m and a margin on our side of it, the players side
-        by side :data:`SUPPORT`'s 1.2 m apart, the line of them kept 0.3 m inside the field (at
+        by side :data:`SUPPORT`'s 1.2 m apart, the line of them kept :data:`INSIDE` m inside the field (at
         0.6 m apart, with their odometry's errors, they walked into each other there)."""
         across = SUPPORT.get(self.number, SUPPORT[3])[1]
         spread = max(abs(dy) for _, dy in SUPPORT.values())
-        middle = _clamp(by, HALF_WIDTH - 0.3 - spread)
-        return max(-HALF_LENGTH + 0.3, bx - KEEP_AWAY * 1.3), middle + across
+        middle = _clamp(by, HALF_WIDTH - INSIDE - spread)
+        return max(-HALF_LENGTH + INSIDE, bx - KEEP_AWAY * 1.3), middle + across
 
     def _keep_goal(self, by: float) -> tuple[float, float, float]:
         """The goalkeeper's place in its goal, 0.4 m before the line, following the ball's ``by``
@@ -821,7 +822,7 @@ class Player:
         there passes nearer the ball than :data:`KEEP_OFF` m; else round the ball, a point on the
         circle of :data:`KEEP_AWAY` m about it :data:`ROUND_STEP` rad on from where the player
         stands (fewer when the place lies nearer), the shorter way round (the other way where
-        that point lies less than 0.3 m inside the field's lines). An opponent's touch of the
+        that point lies less than :data:`INSIDE` m inside the field's lines). An opponent's touch of the
         set play's ball is a warning and the set play is taken again (the league's referee;
         :meth:`simleague.vhsc.referee.HumanoidReferee._set_play_touched`), and the referee puts
         the robots near the ball 0.5 m from it, on whatever side they stood."""
@@ -837,7 +838,7 @@ class Player:
         for sign in (1.0, -1.0):
             on = here + sign * math.copysign(min(ROUND_STEP, abs(turn)), turn)
             px, py = bx + KEEP_AWAY * math.cos(on), by + KEEP_AWAY * math.sin(on)
-            if abs(px) <= HALF_LENGTH - 0.3 and abs(py) <= HALF_WIDTH - 0.3:
+            if abs(px) <= HALF_LENGTH - INSIDE and abs(py) <= HALF_WIDTH - INSIDE:
                 return px, py
         return x, y
 
