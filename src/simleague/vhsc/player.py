@@ -793,8 +793,8 @@ class Player:
     def _wait_place(self, bx: float, by: float) -> tuple[float, float]:
         """Where a field player waits (own frame, m) while the other team restarts with the ball
         at (``bx``, ``by``): :data:`KEEP_AWAY` m and a margin on our side of it, the players side
-        by side :data:`SUPPORT`'s 1.2 m apart, the line of them kept :data:`INSIDE` m inside the field (at
-        0.6 m apart, with their odometry's errors, they walked into each other there)."""
+        by side :data:`SUPPORT`'s 1.2 m apart, the line of them kept :data:`INSIDE` m inside the
+        field (at 0.6 m apart, with their odometry's errors, they walked into each other there)."""
         across = SUPPORT.get(self.number, SUPPORT[3])[1]
         spread = max(abs(dy) for _, dy in SUPPORT.values())
         middle = _clamp(by, HALF_WIDTH - INSIDE - spread)
