@@ -20,8 +20,8 @@ from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
-                                   HEARD_FOR, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, SEEN_FOR, SIDE_CHECK, STEP_BACK,
-                                   TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
+                                   HEARD_FOR, KEEP_AWAY, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
+                                   SIDE_CHECK, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -252,9 +252,10 @@ def test_the_player_reads_its_state_from_the_game_controller():
     assert (red2.state, red2.kick_off, red2.penalised, red2.their_set_play) == (gc.STATE_READY, True, True, True)
     assert (red3.penalised, blue1.kick_off, blue1.their_set_play) == (False, False, False)
     assert (red2.our_set_play, blue1.our_set_play, blue1.penalty_kick) == (False, True, False)
+    assert (red2.phase, blue1.phase) == (1, 1)                                 # the set play's phase
     overtime = gc.GameData.decode(gc.GameData(teams, state=gc.STATE_PLAYING, secondary_state=gc.STATE2_OVERTIME).encode())
     red2 = Game.from_packet(overtime, "red", 2)
-    assert not (red2.our_set_play or red2.their_set_play)                     # an overtime is no set play
+    assert not (red2.our_set_play or red2.their_set_play) and red2.phase == 0  # an overtime is no set play
     assert Game.from_packet(gc.GameData((gc.TeamInfo(7, gc.TEAM_BLUE), gc.TeamInfo(8, gc.TEAM_BLUE))), "red", 1) is None
 
 
@@ -708,6 +709,44 @@ def test_at_their_set_play_a_player_beyond_the_ball_walks_round_it_to_its_place(
     player = Player(number, "red")                          # straight there with the ball behind it
     player.me.place(-0.5, 0.0, 0.0)
     assert player._round_ball(0.0, 0.0, -1.3, 1.2) == (-1.3, 1.2)
+
+
+def test_at_their_set_play_a_player_stands_until_it_sees_the_ball_put_on_its_spot():
+    """When the set play's phase 0 ends the referee puts the ball on its spot, at times 0.5 to 1 m
+    from where a player last saw it: until it sees it again, for PLACED_LOOK s at most, the player
+    stands, turning to where it saw the ball; seeing it, or after that time, it walks to its place."""
+    player = Player(3, "red")
+    player.me.place(0.6, 0.3, math.pi)                      # on the ball's far side: it must go round
+    player.me.ball, player.me.ball_time = (0.0, 0.0), 1.0   # (seen less than BALL_FORGET s ago throughout)
+
+    def walk(now: float, phase: int) -> tuple[float, float, float]:
+        player._follow_game(Game(their_set_play=True, phase=phase))
+        player._time = now
+        return player._decide(Sensed(now, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+
+    assert walk(1.2, 0) != (0.0, 0.0, 0.0)                  # phase 0: on its way
+    forward, sideways, _ = walk(1.3, 1)                     # the ball put down (at 1.2 s, the last step): stands
+    assert (forward, sideways) == (0.0, 0.0)
+    assert walk(1.2 + PLACED_LOOK - 0.1, 1)[:2] == (0.0, 0.0)
+    assert walk(1.2 + PLACED_LOOK + 0.1, 1)[:2] != (0.0, 0.0)   # not seen in time: on its way
+    player.me.ball_time = 10.0
+    walk(10.5, 0)                                           # a retake: phase 0 again, then 1
+    assert walk(10.6, 1)[:2] == (0.0, 0.0)
+    player.me.ball, player.me.ball_time = (1.2, 0.3), 11.0    # seen where it now lies, behind it
+    assert walk(11.1, 1)[:2] != (0.0, 0.0)
+
+
+@pytest.mark.parametrize("game", [Game(their_set_play=True), Game(kick_off=False, free=False)],
+                         ids=["their set play", "their ball waiting to be played"])
+def test_at_their_restart_the_goalkeeper_keeps_its_goal_clear_of_the_ball_in_its_zone(game):
+    """A ball in the goalkeeper's zone is the goalkeeper's to play, but not the other team's set
+    play's: it keeps its goal, its place moved along the line out of the free-kick distance, and
+    does not come nearer the ball on its way there (going for it, it touched it)."""
+    ball = (-3.4, 0.3)
+    assert _decision(1, (-4.1, 0.0, 0.0), Game(), ball)[0] > 0          # in play: goes for it
+    way = _walk_to_wait(1, (-4.1, 0.0, 0.0), game, ball, seconds=15.0)
+    assert min(math.dist(place, ball) for place in way) > 0.75
+    assert way[-1] == pytest.approx((-4.1, 0.3 - math.sqrt(KEEP_AWAY ** 2 - 0.7 ** 2)), abs=0.15)
 
 
 def test_a_player_turning_on_the_spot_steps_on_but_not_into_the_ball_before_it():

@@ -97,6 +97,8 @@ KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (
 INSIDE = 0.3                     # m inside the field's lines that waiting and supporting places are kept
 KEEP_OFF = 0.9                   # m: nearer the ball than this, a way to a waiting place goes round it,
 ROUND_STEP = 0.9                 # rad on along the circle of KEEP_AWAY m about it at a time
+PLACED_LOOK = 3.0                # s at most a player stands, turning to the ball, after the referee puts the
+                                 # ball of the other team's set play on its spot, until it sees it there
 WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at for our set play's end
 CAREFUL_NEAR = 1.5               # m from the ball within which the player walks carefully while a robot
 CROWD = 1.0                      # stands this near the ball (m), but when it walks the ball on,
@@ -163,7 +165,9 @@ class Game:
     status, whether the opponents have a set play under way, whether the ball is ``free`` (not
     waiting to be put in play after a kick-off or an executed set play: the packets count down its
     ``secondary_time`` then; a dropped ball's is free to both teams), the half, whether the set
-    play under way is a penalty kick, and whether we have a set play under way."""
+    play under way is a penalty kick, whether we have a set play under way, and its ``phase``
+    (0: the ball being put on its spot, 1 and 2: the teams taking their places; the packets'
+    ``secondary_state_info[1]``, seed 000's GameController; 0 when no set play is under way)."""
 
     state: int = gc.STATE_PLAYING
     kick_off: bool = True
@@ -173,6 +177,7 @@ class Game:
     free: bool = True
     penalty_kick: bool = False
     our_set_play: bool = False
+    phase: int = 0
 
     @property
     def set_play(self) -> bool:
@@ -194,7 +199,8 @@ class Game:
         waiting = (data.state == gc.STATE_PLAYING and data.secondary_state == gc.STATE2_NORMAL
                    and data.secondary_time > 0 and data.kick_off_team != gc.DROPPED_BALL_TEAM)
         return cls(data.state, data.kick_off_team == ours.number, penalised, their, data.first_half, not waiting,
-                   data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their)
+                   data.secondary_state == gc.STATE2_PENALTY_KICK, set_play and not their,
+                   data.secondary_state_info[1] if set_play else 0)
 
 
 class Attitude:
@@ -358,6 +364,7 @@ class Player:
         self._giving_way: float | None = None             # since when it waits while another plays the ball
         self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
         self._side_check_until: float | None = None        # s: the touch line checked until then (_check_side)
+        self._placed_at: float | None = None               # s: when the other team's set play's ball was put down
 
     # ------------------------------------------------------------------ bookkeeping
     def _on_left(self, first_half: bool) -> bool:
@@ -399,6 +406,8 @@ class Player:
             self.me.place(-(HALF_LENGTH - PENALTY_MARK), side * TOUCH_LINE_START, -side * math.pi / 2)
             self.motion, self.walk = None, kid.walk()
             self._side_check_until = math.inf
+        if game.their_set_play and game.phase > 0 and not (before.their_set_play and before.phase > 0):
+            self._placed_at = self._time if self._time is not None else -math.inf
         if before.penalised and not game.penalised and self._side_check_until is not None:
             self._side_check_until = (self._time or 0.0) + SIDE_CHECK
         if not game.free:
@@ -691,6 +700,8 @@ class Player:
             return self._search(unseen, s.time)
         bx, by = me.ball
         to_ball = math.atan2(by - me.y, bx - me.x)
+        if self._ball_unplaced(s.time):
+            return 0.0, 0.0, self._turn_to(to_ball)
         if self.game.their_set_play and self.game.penalty_kick:
             return self._their_penalty_kick(bx, by, to_ball)
         if not (self.game.free or self.game.kick_off) and self.number != 1 and \
@@ -703,7 +714,9 @@ class Player:
                 spot, aim = _behind(bx, by, WAIT_BEHIND)
                 return self._go_to(*spot, aim, avoid=(bx, by))
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
-        if keep_away and self.number != 1:                 # wait on our side, out of the free-kick distance
+        if keep_away and self.number == 1:
+            return self._keep_goal(by, clear_of=(bx, by))
+        if keep_away:                                      # wait on our side, out of the free-kick distance
             return self._go_to(*self._round_ball(bx, by, *self._wait_place(bx, by)), to_ball, avoid=(bx, by))
         if self.number == 1 and not _keepers_ball(bx, by):
             return self._keep_goal(by)
@@ -800,10 +813,32 @@ class Player:
         middle = _clamp(by, HALF_WIDTH - INSIDE - spread)
         return max(-HALF_LENGTH + INSIDE, bx - KEEP_AWAY * 1.3), middle + across
 
-    def _keep_goal(self, by: float) -> tuple[float, float, float]:
+    def _keep_goal(self, by: float, clear_of: tuple[float, float] | None = None) -> tuple[float, float, float]:
         """The goalkeeper's place in its goal, 0.4 m before the line, following the ball's ``by``
-        halfway, within 0.8 m of the middle."""
-        return self._go_to(-HALF_LENGTH + 0.4, max(-0.8, min(0.8, by * 0.5)), 0.0)
+        halfway, within 0.8 m of the middle. With ``clear_of`` (the ball of the other team's
+        restart, own frame, m) the place is moved along the line to :data:`KEEP_AWAY` m from it,
+        and the way there goes round it (:meth:`_round_ball`): an opponent's touch of a set play's
+        ball is a retake, one nearer it than the free-kick distance when it is taken is penalised
+        (seed 000's referee). A goalkeeper that went for such a ball in its zone touched it."""
+        x, y = -HALF_LENGTH + 0.4, _clamp(by * 0.5, 0.8)
+        if clear_of is None:
+            return self._go_to(x, y, 0.0)
+        bx, by = clear_of
+        if math.dist((x, y), clear_of) < KEEP_AWAY:
+            aside = math.sqrt(KEEP_AWAY ** 2 - min(KEEP_AWAY, abs(x - bx)) ** 2)
+            y = _clamp(by - aside if y < by else by + aside, HALF_WIDTH - INSIDE)
+        return self._go_to(*self._round_ball(bx, by, x, y), 0.0, avoid=clear_of)
+
+    def _ball_unplaced(self, now: float) -> bool:
+        """Whether the ball of the other team's set play may have been put on its spot since it
+        was last seen (``now``, s): the referee puts it there when the set play's phase 0 ends,
+        moving robots near it 0.5 m away (seed 000's referee), 0.5 to 1 m from where a player
+        last saw it at times, and two of three retakes in three benchmark halves were players
+        walking into it on their way to their places. For at most :data:`PLACED_LOOK` s after
+        that the player stands, turning to where it saw the ball."""
+        placed = self._placed_at
+        return (self.game.their_set_play and self.game.phase > 0 and placed is not None
+                and self.me.ball_time < placed and now - placed < PLACED_LOOK)
 
     def _their_penalty_kick(self, bx: float, by: float, to_ball: float) -> tuple[float, float, float]:
         """Where the rules want the defenders when the penalty kick is taken: the goalkeeper on
