@@ -823,11 +823,11 @@ class Player:
         x, y = -HALF_LENGTH + 0.4, _clamp(by * 0.5, 0.8)
         if clear_of is None:
             return self._go_to(x, y, 0.0)
-        bx, by = clear_of
+        ball_x, ball_y = clear_of
         if math.dist((x, y), clear_of) < KEEP_AWAY:
-            aside = math.sqrt(KEEP_AWAY ** 2 - min(KEEP_AWAY, abs(x - bx)) ** 2)
-            y = _clamp(by - aside if y < by else by + aside, HALF_WIDTH - INSIDE)
-        return self._go_to(*self._round_ball(bx, by, x, y), 0.0, avoid=clear_of)
+            aside = math.sqrt(KEEP_AWAY ** 2 - (x - ball_x) ** 2)
+            y = _clamp(ball_y - aside if y < ball_y else ball_y + aside, HALF_WIDTH - INSIDE)
+        return self._go_to(*self._round_ball(ball_x, ball_y, x, y), 0.0, avoid=clear_of)
 
     def _ball_unplaced(self, now: float) -> bool:
         """Whether the ball of the other team's set play may have been put on its spot since it
