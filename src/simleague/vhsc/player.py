@@ -724,7 +724,7 @@ class Player:
             return self._attack(bx, by, s.time)
         dx, dy = SUPPORT.get(self.number, SUPPORT[3])
         x = max(-HALF_LENGTH + KEEPER_ZONE[0] + 0.3, min(HALF_LENGTH - 1.0, bx + dx))   # out of the keeper's way
-        y = max(-HALF_WIDTH + INSIDE, min(HALF_WIDTH - INSIDE, by + dy))
+        y = _clamp(by + dy, HALF_WIDTH - INSIDE)
         return self._go_to(x, y, math.atan2(by - me.y, bx - me.x))
 
     def _search(self, unseen: float, now: float) -> tuple[float, float, float]:
@@ -944,7 +944,7 @@ class Player:
         if s.time - me.ball_time < 1.0 or told is not None:
             rx, ry = me.to_robot(*(told or me.ball))
             distance = max(0.2, math.hypot(rx, ry))
-            yaw = max(-1.5, min(1.5, math.atan2(ry, rx)))
+            yaw = _clamp(math.atan2(ry, rx), 1.5)
             pitch = max(0.0, min(0.85, math.atan2(kid.CAMERA_HEIGHT - camera.BALL_RADIUS, distance)))
             return {"head_yaw": yaw, "head_pitch": pitch}
         self._scan += STEP
