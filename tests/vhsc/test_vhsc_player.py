@@ -780,6 +780,19 @@ def test_at_their_kick_off_players_hold_their_places_until_the_ball_is_in_play()
     assert _decision(3, (-0.5, -0.3, 0.0), waiting)[:2] != (0.0, 0.0)           # too near: walks away
 
 
+def test_at_our_kick_off_the_taker_walks_straight_at_the_ball_to_put_it_in_play():
+    """Any touch that moves the ball 5 cm puts a kick-off's ball in play: the taker, beside
+    its place behind the ball, turns to the ball rather than side-stepping behind it, then walks at it."""
+    waiting = Game(kick_off=True, free=False)
+    beside = math.atan2(0.4, 0.6)                                       # the ball from (-0.6, -0.4)
+    forward, sideways, turn = _decision(4, (-0.6, -0.4, 0.0), waiting)
+    assert (forward, sideways) == (0.0, 0.0) and turn > 0                  # turns to face the ball
+    forward, sideways, turn = _decision(4, (-0.6, -0.4, beside), waiting)
+    assert forward == 1.0 and sideways == 0.0 and abs(turn) < 0.05         # then walks straight at it
+    assert _decision(4, (-0.6, -0.4, 0.0), Game(kick_off=True))[1] != 0.0  # in play: lines up behind it
+    assert _decision(1, (-4.0, 0.0, 0.0), waiting)[0] <= 0.2               # the goalkeeper stays
+
+
 def test_at_our_set_play_the_taker_waits_behind_the_ball_until_it_may_be_played():
     """A touch of the ball before the set play's end is a warning (two make a yellow card)."""
     ours = Game(our_set_play=True)

@@ -713,6 +713,8 @@ class Player:
             if self._takes_ball(s.time):
                 spot, aim = _behind(bx, by, WAIT_BEHIND)
                 return self._go_to(*spot, aim, avoid=(bx, by))
+        if self.game.kick_off and not self.game.free and self.number != 1 and self._takes_ball(s.time):
+            return self._put_in_play(to_ball)
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number == 1:
             return self._keep_goal(by, clear_of=(bx, by))
@@ -787,6 +789,18 @@ class Player:
         if math.dist(spot, (me.x, me.y)) > 0.15 or abs(facing) > ALIGNED:
             return self._go_to(*self._approach(bx, by, aim), aim, avoid=(bx, by))
         return 0.6, _clamp(ry / 0.1), _clamp(facing / 0.5, TURN_WALKING)
+
+    def _put_in_play(self, to_ball: float) -> tuple[float, float, float]:
+        """Our kick-off's or executed set play's ball, waiting to be put in play (own-frame
+        direction ``to_ball``, rad): turn to it on the spot, then walk straight at it. Any touch
+        that moves it :data:`simleague.vhsc.referee.IN_PLAY_MOVE` (5 cm) puts it in play (seed
+        000's referee), and the opponents keep the free-kick distance until then; going behind it
+        first, a kick-off's taker put 0.4 m to the side by its odometry side-stepped there at
+        0.08 m/s and the ball waited 6 to 10 s (two traced halves)."""
+        off = wrap(to_ball - self.me.heading)
+        if abs(off) > TO_BALL:
+            return 0.0, 0.0, self._turn_to(to_ball)
+        return 1.0, 0.0, _turn(off, 0.5, TURN_WALKING)
 
     def _approach(self, bx: float, by: float, aim: float) -> tuple[float, float]:
         """Where to walk (own frame, m) to come behind the ball at (``bx``, ``by``) facing
