@@ -609,6 +609,24 @@ def test_a_penalised_player_finds_which_touch_line_it_was_put_on_by_the_ball(aft
     assert player.me.y == pytest.approx(3.06)
 
 
+def test_a_ball_seen_where_it_fits_neither_touch_line_does_not_turn_the_player_round():
+    """A traced half: put on the line it thought (y < 0, facing the field), the player saw a ball
+    6 m away where none lay; on the other line that sighting lies 8.7 m from where a team-mate
+    sees the ball, on this one 9.9 m. Neither fits: it keeps its pose. A sighting near the
+    team-mate's ball on the other line still turns it round."""
+    player = Player(2, "red")
+    player.me.ball, player.me.ball_time = (0.0, 1.0), 0.0
+    player._time = 1.0
+    player._follow_game(Game(penalised=True))
+    assert (player.me.x, player.me.y) == pytest.approx((-3.0, -3.06))
+    player.hear(3, 2.0, 2.0, (5.46, -2.48))
+    player._check_side(5.99, -0.23, 2.0)
+    assert (player.me.x, player.me.y, player.me.heading) == pytest.approx((-3.0, -3.06, math.pi / 2))
+    player.hear(3, 2.0, 2.0, (-3.2, -2.5))                 # near the sighting turned to the other line
+    player._check_side(5.99, -0.23, 2.0)
+    assert (player.me.x, player.me.y) == pytest.approx((-3.0, 3.06))
+
+
 def test_a_player_checks_its_touch_line_only_after_a_penalty_and_for_a_while():
     player = Player(3, "red")
     player.me.place(-3.0, -3.06, math.pi / 2)               # where a penalty puts it, but not penalised

@@ -132,6 +132,7 @@ TURN_ON_SPOT = 0.5               # rad: a target further off than this is turned
 TURN_CLEAR = 0.5                 # m: with the ball less than this ahead, a turn on the spot does not step on
 SIDE_CHECK = 10.0                # s after a penalty in which the touch line it was put on is checked
 SIDE_MARGIN = 1.0                # m: by the ball, the other line is taken when it fits this much better
+SIDE_AGREE = 2.0                 # and there lies within this of where a team-mate sees the ball
 TILT_GAIN = 0.002                # share of the accelerometer's tilt taken into the attitude each step
 
 
@@ -459,8 +460,12 @@ class Player:
         three players put on the other line than they thought walked off the field. On the
         other line the robot's pose, and where it sees the ball, are this line's turned half
         round about (x0, 0), x0 the penalty mark's x. When the ball a team-mate sees
-        (:meth:`_told_ball`) fits the other line :data:`SIDE_MARGIN` m better, the player takes
-        it: its pose and the ball turned so, what it saw standing forgotten."""
+        (:meth:`_told_ball`) fits the other line :data:`SIDE_MARGIN` m better, and within
+        :data:`SIDE_AGREE` m, the player takes it: its pose and the ball turned so, what it saw
+        standing forgotten. A sighting that fits neither line is no evidence: in a traced half a
+        player put on the line it thought saw a ball 6 m away where none lay, 8.7 m from the
+        team-mate's on the other line and 9.9 m on this one, turned its pose round, and a
+        team-mate walking to where it then told the ball lay walked off the field, twice."""
         if self._side_check_until is None or now > self._side_check_until:
             return
         told = self._told_ball(now)
@@ -469,7 +474,8 @@ class Player:
         x0 = -(HALF_LENGTH - PENALTY_MARK)
         here = self.me.to_field(rx, ry)
         there = (2 * x0 - here[0], -here[1])
-        if math.dist(there, told) + SIDE_MARGIN < math.dist(here, told):
+        off_there = math.dist(there, told)
+        if off_there < SIDE_AGREE and off_there + SIDE_MARGIN < math.dist(here, told):
             me = self.me
             me.place(2 * x0 - me.x, -me.y, wrap(me.heading + math.pi))
             me.ball = (2 * x0 - me.ball[0], -me.ball[1])
