@@ -20,7 +20,7 @@ from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
-                                   HEARD_FOR, KEEP_AWAY, LIE_NEAR, LIE_STILL, MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
+                                   HEARD_FOR, KEEP_AWAY, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP, MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
                                    SIDE_CHECK, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 
@@ -346,6 +346,80 @@ def test_a_sample_player_walks_the_ball_towards_the_opponents_goal(cameras):
     ball = world.ball()[0]
     assert touched and ball[0] > 1.0, ball                             # towards the goal at x = 4.5
     assert abs(player.me.heading - world.heading(rid)) < 0.1 or abs(world.upright(rid)) < 0.5
+
+
+def test_a_player_that_has_not_seen_the_ball_lately_sweeps_its_head_round_where_it_should_lie():
+    """Seen in the last LOOK_ROUND s, the head keeps the ball; then its yaw sweeps LOOK_SWEEP either
+    side of where a team-mate sees it, else of where it was last seen; after BALL_FORGET s with no
+    team-mate's word, all round."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player.me.ball, player.me.ball_time = (1.0, 0.0), 0.0
+
+    def yaws(start: float, told=None, seconds: float = LOOK_PERIOD) -> np.ndarray:
+        out = []
+        for k in range(round(seconds / kid.STEP)):
+            now = start + k * kid.STEP
+            if told is not None:
+                player.hear(2, 1.0, now, told)
+            out.append(player._head(Sensed(now, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))["head_yaw"])
+        return np.array(out)
+    assert np.abs(yaws(0.1, seconds=LOOK_ROUND - 0.2)).max() < 1e-9            # seen: held on it
+    remembered = yaws(LOOK_ROUND)
+    assert remembered.max() > 0.9 * LOOK_SWEEP and remembered.min() < -0.9 * LOOK_SWEEP
+    assert np.abs(remembered).max() <= LOOK_SWEEP + 1e-9
+    told = yaws(LOOK_ROUND + LOOK_PERIOD, told=(1.0, 0.7)) - math.atan2(0.7, 1.0)  # a team-mate's: left
+    assert told.max() > 0.9 * LOOK_SWEEP and told.min() < -0.9 * LOOK_SWEEP and np.abs(told).max() <= LOOK_SWEEP + 1e-9
+    assert np.abs(yaws(BALL_FORGET + HEARD_FOR + 3.0)).max() > 1.2                # nothing known: all round
+
+
+def test_from_the_set_state_until_the_kick_off_is_played_the_ball_lies_on_the_centre_spot():
+    """The referee puts the kick-off's ball on the centre spot: a player that has not seen it takes
+    it to lie there until it is in play, and the taker goes to it; a sighting takes over."""
+    player = Player(4, "red")
+    player.me.place(-0.6, -0.4, 0.0)
+
+    def step(game: Game, now: float):
+        player._follow_game(game)
+        player._sense(Sensed(now, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
+    step(Game(state=gc.STATE_READY), 1.0)
+    assert player.me.ball_time == -math.inf                                   # not yet
+    step(Game(state=gc.STATE_SET), 2.0)
+    assert player.me.ball == (0.0, 0.0) and 2.0 - player.me.ball_time == LOOK_ROUND
+    waiting = Game(kick_off=True, free=False)
+    step(waiting, 12.0)
+    assert player.me.ball == (0.0, 0.0) and player._decide(Sensed(12.0, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))[2] > 0
+    player.me.ball, player.me.ball_time = (0.1, 0.05), 12.5                    # seen: taken as seen
+    step(waiting, 13.0)
+    assert player.me.ball == (0.1, 0.05)
+    step(Game(), 20.0)                                                        # in play: where it was seen
+    assert player.me.ball == (0.1, 0.05) and player.me.ball_time == 12.5
+
+
+def test_a_player_half_a_metre_off_finds_the_kick_off_ball_and_where_it_stands(cameras):
+    """A traced kick-off: the taker stood 0.57 m from where its odometry put it, its head held on the
+    bearing of the ball a team-mate told it about, and the ball stayed out of the camera's view. Sweeping
+    round that bearing, it sees the ball in the set state and takes its place from it."""
+    world, rid = world_with(robot=(-0.5, 0.57, 0.0), ball=(0.0, 0.0))
+    render = cameras(world)
+    player = Player(4, "red")
+    player.me.place(-0.5, 0.0, 0.0)                                          # believes it faces the ball
+    game = Game(state=gc.STATE_SET)
+    pending = []
+    for i in range(int(4.0 / kid.STEP)):
+        now = i * kid.STEP
+        player.hear(2, 2.0, now, (0.0, 0.0))                                  # a team-mate sees it there
+        image = render.image(rid, "camera", camera.WIDTH, camera.HEIGHT) if i % 8 == 0 else None
+        s = sensed(world, rid, now, image)
+        pending.append(player.act(s, game, look=False))
+        player.look(s)
+        if len(pending) > 3:
+            for joint, angle in pending.pop(0).items():
+                world.set_position(rid, joint, angle)
+        world.step()
+    (x, y, _), heading = world.pose(rid)[0], world.heading(rid)
+    assert player.me.ball == (0.0, 0.0) and 4.0 - player.me.ball_time < 1.0   # seen lately
+    assert math.dist((player.me.x, player.me.y), (x, y)) < 0.15, (player.me.x, player.me.y, x, y)
 
 
 @pytest.mark.parametrize("start", [math.pi - 0.2, -(math.pi - 0.2)], ids=["turning right", "turning left"])

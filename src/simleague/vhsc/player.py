@@ -133,6 +133,9 @@ TURN_CLEAR = 0.5                 # m: with the ball less than this ahead, a turn
 SIDE_CHECK = 10.0                # s after a penalty in which the touch line it was put on is checked
 SIDE_MARGIN = 1.0                # m: by the ball, the other line is taken when it fits this much better
 SIDE_AGREE = 2.0                 # and there lies within this of where a team-mate sees the ball
+LOOK_ROUND = 1.0                 # s: a ball not seen this long is looked for round where it should lie,
+LOOK_SWEEP = 0.5                 # rad either side of its bearing (the camera sees 0.7 either side), odometry
+LOOK_PERIOD = 2.0                # being half a metre off at times: s a sweep there and back
 TILT_GAIN = 0.002                # share of the accelerometer's tilt taken into the attitude each step
 
 
@@ -366,6 +369,7 @@ class Player:
         self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
         self._side_check_until: float | None = None        # s: the touch line checked until then (_check_side)
         self._placed_at: float | None = None               # s: when the other team's set play's ball was put down
+        self._centre_ball = False                          # the kick-off's ball lies on the centre spot
 
     # ------------------------------------------------------------------ bookkeeping
     def _on_left(self, first_half: bool) -> bool:
@@ -411,6 +415,10 @@ class Player:
             self._placed_at = self._time if self._time is not None else -math.inf
         if before.penalised and not game.penalised and self._side_check_until is not None:
             self._side_check_until = (self._time or 0.0) + SIDE_CHECK
+        if game.state == gc.STATE_SET:
+            self._centre_ball = True
+        elif game.state != gc.STATE_PLAYING or game.free or game.set_play:
+            self._centre_ball = False
         if not game.free:
             # the ball waits (its 10 s counted down) for the team that restarts; the packets name
             # the half's kick-off team throughout, but after a set play the team whose set play it
@@ -430,6 +438,11 @@ class Player:
         if self.motion is None:
             forward, sideways = kid.odometry(self.walk)
             self.me.x, self.me.y = self.me.to_field(forward * dt, sideways * dt)
+        if self._centre_ball and s.time - self.me.ball_time >= LOOK_ROUND:
+            # from the set state until the kick-off's ball is in play it lies on the centre spot (seed
+            # 000's referee), whatever the camera saw: remembered as last seen LOOK_ROUND s ago, the
+            # head looks round it (:meth:`_head`) and a sighting takes over
+            self.me.ball, self.me.ball_time = (0.0, 0.0), s.time - LOOK_ROUND
 
     def look(self, s: Sensed) -> None:
         """Find the ball in the step's camera image (none: nothing to do) and remember where
@@ -958,18 +971,29 @@ class Player:
         return nearest * ux - side * uy, nearest * uy + side * ux
 
     def _head(self, s: Sensed) -> dict[str, float]:
-        """Look at the ball when it was seen lately, else where a team-mate sees it, else sweep."""
+        """The head's yaw and pitch (rad): at the ball while it was seen in the last
+        :data:`LOOK_ROUND` s; then round where it should lie (where a team-mate sees it, else where
+        it was last seen, within :data:`BALL_FORGET` s), the yaw sweeping :data:`LOOK_SWEEP` rad
+        either side of its bearing, since the player's or the team-mate's odometry may be half a
+        metre off (a traced kick-off: the taker 0.57 m from where it thought, its head held on the
+        bearing kept the ball out of the camera's view for the ball's 10 s); else sweep all round."""
         me = self.me
-        told = self._told_ball(s.time) if s.time - me.ball_time >= 1.0 else None
-        if s.time - me.ball_time < 1.0 or told is not None:
-            rx, ry = me.to_robot(*(told or me.ball))
-            distance = max(0.2, math.hypot(rx, ry))
-            yaw = _clamp(math.atan2(ry, rx), 1.5)
-            pitch = max(0.0, min(0.85, math.atan2(kid.CAMERA_HEIGHT - camera.BALL_RADIUS, distance)))
-            return {"head_yaw": yaw, "head_pitch": pitch}
-        self._scan += STEP
-        return {"head_yaw": 1.3 * math.sin(2 * math.pi * self._scan / 3.0),
-                "head_pitch": 0.25 if int(self._scan / 3.0) % 2 else 0.6}
+        unseen = s.time - me.ball_time
+        target = self._told_ball(s.time) if unseen >= LOOK_ROUND else None
+        if target is None and unseen < BALL_FORGET:
+            target = me.ball
+        if target is None:
+            self._scan += STEP
+            return {"head_yaw": 1.3 * math.sin(2 * math.pi * self._scan / 3.0),
+                    "head_pitch": 0.25 if int(self._scan / 3.0) % 2 else 0.6}
+        rx, ry = me.to_robot(*target)
+        distance = max(0.2, math.hypot(rx, ry))
+        yaw = math.atan2(ry, rx)
+        if unseen >= LOOK_ROUND:
+            self._scan += STEP
+            yaw += LOOK_SWEEP * math.sin(2 * math.pi * self._scan / LOOK_PERIOD)
+        pitch = max(0.0, min(0.85, math.atan2(kid.CAMERA_HEIGHT - camera.BALL_RADIUS, distance)))
+        return {"head_yaw": _clamp(yaw, 1.5), "head_pitch": pitch}
 
 
 class GameListener:
