@@ -281,12 +281,13 @@ def test_the_game_controller_listener_skips_garbage_and_keeps_the_newest_state()
 def test_team_mates_hear_each_other_and_garbage_is_ignored():
     one, two = TeamChannel("red", "127.255.255.255"), TeamChannel("red", "127.255.255.255")
     try:
-        one.say(2, 1.234, (-1.5, 2.25))
-        one.say(3, math.inf, (1e9, -1e9))
+        one.say(2, 1.234, (-1.5, 2.25), (-2.0, 1.5))
+        one.say(3, math.inf, (1e9, -1e9), (0.0, -1e9))
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rogue:
             rogue.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
             for junk in (b"simleague x 3 0 0", b"\xff" * 60, b"simleague 4", b"simleague 4 3", b"other 1 2 0 0",
-                         b"simleague 99 3 0 0", b"simleague 4 3 1.5 0", b"simleague 4 3 0 0 0", b"simleague 4 3 --1 0"):
+                         b"simleague 99 3 0 0 0 0", b"simleague 4 3 1.5 0 0 0", b"simleague 4 3 0 0 0",
+                         b"simleague 4 3 0 0", b"simleague 4 3 --1 0 0 0", b"simleague 4 3 0 0 0 0 0"):
                 rogue.sendto(junk, ("127.255.255.255", 3737))
         heard = []
         for _ in range(100):                                             # up to 1 s for the datagrams
@@ -297,9 +298,9 @@ def test_team_mates_hear_each_other_and_garbage_is_ignored():
         time.sleep(0.05)
         heard += two.heard()
         # the garbage and player 99 ignored; a position out of range at the most the message carries
-        assert heard == [(2, 1.23, (-1.5, 2.25)), (3, math.inf, (999.99, -999.99))]
+        assert heard == [(2, 1.23, (-1.5, 2.25), (-2.0, 1.5)), (3, math.inf, (999.99, -999.99), (0.0, -999.99))]
         for k in range(MAX_DATAGRAMS + 10):                                # a flood: read a bounded share a step
-            one.say(2, k / 100, (0.0, 0.0))
+            one.say(2, k / 100, (0.0, 0.0), (0.0, 0.0))
         time.sleep(0.1)
         assert len(two.heard()) == MAX_DATAGRAMS and len(two.heard()) == 10
     finally:
@@ -417,7 +418,7 @@ def test_a_player_half_a_metre_off_finds_the_kick_off_ball_and_where_it_stands(c
             for joint, angle in pending.pop(0).items():
                 world.set_position(rid, joint, angle)
         world.step()
-    (x, y, _), heading = world.pose(rid)[0], world.heading(rid)
+    x, y, _ = world.pose(rid)[0]
     assert player.me.ball == (0.0, 0.0) and 4.0 - player.me.ball_time < 1.0   # seen lately
     assert math.dist((player.me.x, player.me.y), (x, y)) < 0.15, (player.me.x, player.me.y, x, y)
 
@@ -465,6 +466,31 @@ def _walk_seeing(heading: float, robot: list[tuple[float, float]], to=(3.0, 0.0)
     player._see_obstacles(5.0, np.array([player.me.to_robot(x, y) for x, y in robot]).reshape(-1, 2))
     player._time = 5.1
     return player._go_to(*to, heading)
+
+
+def test_a_player_keeps_clear_of_team_mates_out_of_its_view_where_they_say_they_stand():
+    """Where a team-mate says it stands counts as a thing seen there: the way to a place goes
+    round it and the player walks carefully near the ball with one close beside it; which of
+    them plays the ball the team settles by what they say, so no team-mate makes the player give
+    way at the ball. A team-mate not heard for SEEN_FOR s is forgotten."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, 0.0)
+    player._time = 5.0
+    assert player._go_to(3.0, 0.0, 0.0)[2] == pytest.approx(0.0, abs=1e-9)
+    player.hear(4, 2.5, 5.0, (3.0, 0.0), (0.6, 0.05))                       # on the way, a little left
+    assert player._go_to(3.0, 0.0, 0.0)[2] < -0.1                            # round its right
+    player.me.ball, player.me.ball_time, player.game = (1.5, 0.0), 5.0, Game()
+    player.hear(4, 1.6, 5.0, (1.5, 0.0), (0.1, 0.5))                         # close beside
+    assert player._careful(1.0, 5.1) == CAREFUL
+    player.hear(4, 0.5, 5.0, (1.5, 0.0), (1.0, 0.1))                         # nearer the ball
+    assert not player._contested(5.1)
+    player._see_obstacles(5.0, np.array([[1.0, 0.1]]))                       # an opponent seen there
+    assert player._contested(5.1)
+    player.obstacles = np.empty((0, 3))
+    player.hear(4, 2.5, 5.0, (3.0, 0.0), (0.6, 0.05))
+    player._time = 5.0 + SEEN_FOR
+    assert player._go_to(3.0, 0.0, 0.0)[2] == pytest.approx(0.0, abs=1e-9)
+    assert player._careful(1.0, 5.0 + SEEN_FOR) == 1.0
 
 
 @pytest.mark.parametrize("heading", [0.0, math.pi / 2], ids=["facing the way", "facing left"])
