@@ -20,7 +20,8 @@ from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
-                                   HEARD_FOR, KEEP_AWAY, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP, MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
+                                   HEARD_FOR, KEEP_AWAY, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP,
+                                   MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
                                    SIDE_CHECK, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
 

@@ -1045,8 +1045,9 @@ class GameListener:
 class TeamChannel:
     """The team's own messages over UDP (the league lets team-mates talk): each player broadcasts
     ``simleague <number> <distance to the ball, cm> <ball x, cm> <ball y, cm> <x, cm> <y, cm>`` (the
-    ball where it sees it and where the player stands, in the team's own frame) on its team's port (:data:`TEAM_PORTS`) to ``broadcast``;
-    :meth:`heard` gives what arrived. A malformed message is ignored."""
+    ball where it sees it and where the player stands, in the team's own frame) on its team's port
+    (:data:`TEAM_PORTS`) to ``broadcast``; :meth:`heard` gives what arrived. A malformed message is
+    ignored."""
 
     MAX_DISTANCE_CM = 100_000
     MAX_COORDINATE_CM = 99_999
@@ -1074,9 +1075,9 @@ class TeamChannel:
             pass
 
     def heard(self) -> list[tuple[int, float, tuple[float, float], tuple[float, float]]]:
-        """(number, distance m, ball (x, y) m, where it stands (x, y) m) of the messages that arrived since the last call, at
-        most :data:`MAX_DATAGRAMS` a call (the rest wait for the next); a player number outside 1
-        to 11 is not one of ours."""
+        """(number, distance m, ball (x, y) m, where it stands (x, y) m) of the messages that
+        arrived since the last call, at most :data:`MAX_DATAGRAMS` a call (the rest wait for the
+        next); a player number outside 1 to 11 is not one of ours."""
         out = []
         for _ in range(MAX_DATAGRAMS):
             try:
