@@ -545,7 +545,7 @@ class Player:
     def _in_the_way(self, now: float) -> bool:
         """Whether something around (:meth:`_around`) stands ahead: less than
         :data:`CLEAR_AHEAD` m before the torso and :data:`CLEAR_SIDE` m to either side."""
-        x, y = self._seen_around(now)
+        x, y = self._around_here(now)
         return bool(np.any((x > 0) & (x < CLEAR_AHEAD) & (np.abs(y) < CLEAR_SIDE)))
 
     def _close_by(self, now: float) -> bool:
@@ -556,10 +556,10 @@ class Player:
         the referee's judgement of which robot moves to the ball (within 30 degrees) turns on a
         few centimetres; 4 came while the ball waited after a set play, the robots 1 to 1.5 m from
         it, walking to their places."""
-        x, y = self._seen_around(now)
+        x, y = self._around_here(now)
         return bool(np.any((x > -CLOSE_BEHIND) & (np.hypot(x, y) < CLOSE)))
 
-    def _seen_around(self, now: float) -> tuple[np.ndarray, np.ndarray]:
+    def _around_here(self, now: float) -> tuple[np.ndarray, np.ndarray]:
         """Where the things around in the last :data:`SEEN_FOR` s (:meth:`_around`) stand from
         here: robot-frame x and y (m, shape (n,) each)."""
         around = self._around(now)
@@ -968,7 +968,7 @@ class Player:
         places after a goal and 2 at the places of the opponents' set play."""
         if self._time is None:
             return rx, ry
-        ox, oy = self._seen_around(self._time)
+        ox, oy = self._around_here(self._time)
         distance = math.hypot(rx, ry)
         ux, uy = rx / distance, ry / distance
         along, across = ox * ux + oy * uy, oy * ux - ox * uy
