@@ -23,7 +23,7 @@ from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_
                                    HEARD_FOR, KEEP_AWAY, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP,
                                    MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
                                    SIDE_CHECK, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
-from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS
+from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS, MARKINGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_kid import get_up, kick  # noqa: E402
@@ -32,7 +32,7 @@ KID = find_model("kid", [BUILT_IN_MODELS])
 
 
 def world_with(robot=(0.0, 0.0, 0.0), ball=(100.0, 100.0)):
-    world = HumanoidWorld(FIELDS["kid"])
+    world = HumanoidWorld(FIELDS["kid"], painted=MARKINGS["kid"].lines(FIELDS["kid"]))     # as a match paints it
     rid = world.add_robot(KID, *robot)
     world.place_ball((*ball, FIELDS["kid"].ball_radius))
     return world, rid

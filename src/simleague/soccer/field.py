@@ -1,6 +1,7 @@
 """The landmarks of the soccer field that robots see: flags, goal posts and field lines, placed as
-in the original's scene (reference/simspark-rsg/nao/soccer.rsg and goal.rsg). Metres, field frame
-(x towards the right team's goal, z up).
+in the original's scene (reference/simspark-rsg/nao/soccer.rsg and goal.rsg); and the humanoid
+league's field lines (:func:`humanoid_lines`). Metres, field frame (x towards the right team's
+goal, z up).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from .rules import SoccerRules
 PENALTY_LENGTH = 1.8                     # m (defaults.json PenaltyLength)
 PENALTY_WIDTH = 3.9                      # m, without the goal's width (PenaltyWidth)
 RING_SEGMENTS = 10                       # the centre circle as a polygon (fieldring.rsg: every 36 deg)
+LINE_WIDTH = 0.05                        # m: painted lines (both leagues)
+MARK_BRANCH = 0.1                        # m from a humanoid field's penalty or centre mark's middle to a branch's end
+CIRCLE_SIDES = 36                        # a humanoid field's centre circle as a polygon
 
 
 def flags(rules: SoccerRules) -> list[tuple[str, tuple[float, float, float]]]:
@@ -39,5 +43,38 @@ def lines(rules: SoccerRules) -> np.ndarray:
     r = rules.free_kick_distance
     corners = [(r * math.cos(2 * math.pi * k / RING_SEGMENTS), r * math.sin(2 * math.pi * k / RING_SEGMENTS))
                for k in range(RING_SEGMENTS + 1)]
+    segments += list(pairwise(corners))
+    return np.array([[(a[0], a[1], 0.0), (b[0], b[1], 0.0)] for a, b in segments], dtype=float)
+
+
+def humanoid_lines(rules: SoccerRules, goal_area: tuple[float, float], penalty_area: tuple[float, float],
+                   penalty_mark: float, circle: float) -> np.ndarray:
+    """The humanoid league's field lines as segments, shape (n, 2, 3): each the middle of a
+    :data:`LINE_WIDTH` line, laid out as the league's simulated field does (hlvs_webots,
+    protos/RobocupSoccerField.proto): the touch and goal lines inside the field of ``rules``' size,
+    their outer edges on its boundary; the halfway line; the centre circle, radius ``circle`` to
+    its inner edge, :data:`CIRCLE_SIDES` sides; at each end the goal area and the penalty area
+    (``(depth, width)`` m from the goal line's outer edge, the lines inside them) and the penalty
+    mark ``penalty_mark`` m from it, a cross whose branches reach :data:`MARK_BRANCH` m from its
+    middle; the centre mark, a branch either side of the halfway line. Painted lines extend half
+    their width beyond each end (:func:`simleague.soccer.pitch.field_mjcf`), so that corners meet
+    and a mark's branch ends :data:`MARK_BRANCH` m from its middle."""
+    hl, hw, w = rules.field_length / 2, rules.field_width / 2, LINE_WIDTH
+    tip = MARK_BRANCH - w / 2
+    ends, sides = hl - w / 2, hw - w / 2              # the middles of the goal and touch lines
+    segments = [((-ends, sides), (ends, sides)), ((-ends, -sides), (ends, -sides)),
+                ((0.0, -sides), (0.0, sides)), ((-tip, 0.0), (tip, 0.0))]
+    for sign in (-1.0, 1.0):
+        goal_line = sign * ends
+        segments.append(((goal_line, -sides), (goal_line, sides)))
+        for depth, width in (goal_area, penalty_area):
+            front, side = sign * (hl - depth + w / 2), width / 2 - w / 2
+            segments += [((front, -side), (front, side)), ((front, side), (goal_line, side)),
+                         ((front, -side), (goal_line, -side))]
+        mark = sign * (hl - penalty_mark)
+        segments += [((mark - tip, 0.0), (mark + tip, 0.0)), ((mark, -tip), (mark, tip))]
+    r = circle + w / 2
+    corners = [(r * math.cos(2 * math.pi * k / CIRCLE_SIDES), r * math.sin(2 * math.pi * k / CIRCLE_SIDES))
+               for k in range(CIRCLE_SIDES + 1)]
     segments += list(pairwise(corners))
     return np.array([[(a[0], a[1], 0.0), (b[0], b[1], 0.0)] for a, b in segments], dtype=float)

@@ -70,13 +70,16 @@ def _quat(yaw: float) -> list[float]:
 class HumanoidWorld:
     """The field, the ball and robots from model files.
 
-    ``HumanoidWorld(rules, seed, step_s=0.008, substeps=2)``; robot numbers (``rid``) are never
+    ``HumanoidWorld(rules, seed, step_s=0.008, substeps=2, painted=None)``; ``painted``: the lines
+    painted on the turf, segments of shape (n, 2, 3) (a league's: :func:`~simleague.soccer.field.humanoid_lines`;
+    by default SimSpark's, :func:`~simleague.soccer.field.lines`). Robot numbers (``rid``) are never
     reused. Motor and sensor names are those of :class:`~simleague.soccer.models.RobotModel`;
     unknown names raise KeyError."""
 
     def __init__(self, rules: SoccerRules | None = None, seed: int = 0, step_s: float = BASIC_STEP,
-                 substeps: int = 2):
+                 substeps: int = 2, painted: np.ndarray | None = None):
         self.rules = rules or SoccerRules()
+        self.painted = painted
         self.rng = np.random.default_rng(seed)
         self.step_s, self.substeps = step_s, substeps
         self.cycle = 0                   # basic steps taken
@@ -91,7 +94,7 @@ class HumanoidWorld:
         spec = mujoco.MjSpec.from_string(
             '<mujoco model="humanoid soccer"><visual><quality offsamples="0"/></visual>'
             f'<option timestep="{self.step_s / self.substeps:.9g}" integrator="implicitfast" gravity="0 0 {-GRAVITY}"/>'
-            f"<worldbody>{field_mjcf(self.rules, BOUNCING_BALL)}</worldbody></mujoco>")
+            f"<worldbody>{field_mjcf(self.rules, BOUNCING_BALL, self.painted)}</worldbody></mujoco>")
         cameras = [(s.width, s.height) for r in self._robots.values() for s in r.model.sensors if s.kind == "camera"]
         if cameras:                                    # the offscreen buffer holds the largest image
             spec.visual.global_.offwidth = max(640, *(w for w, _ in cameras))

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .field import lines
+from .field import LINE_WIDTH, lines
 from .rules import SoccerRules
 
 GRAVITY = 9.81                # m/s^2 (spark.rb physicsGlobalGravity)
@@ -25,11 +25,12 @@ BAR = 0.04                    # m, goal posts and bar (goal.rsg BarDiameter)
 ROLLING_BALL = 'condim="6" friction="1 0.005 0.004"'
 
 
-def field_mjcf(r: SoccerRules, ball_contact: str = ROLLING_BALL) -> str:
+def field_mjcf(r: SoccerRules, ball_contact: str = ROLLING_BALL, lines_painted: np.ndarray | None = None) -> str:
     """The MJCF of the field for a ``<worldbody>``: a light, the ground (geom ``ground``), the
-    painted lines (seen by cameras, never touched), the walls, the goals (bodies ``leftgoal`` and
-    ``rightgoal``: posts, back wall and top bar) and the ball (a free body and geom ``ball``,
-    contact attributes ``ball_contact``); sizes from the rules (m, kg)."""
+    painted lines (seen by cameras, never touched: ``lines_painted``, segments of shape (n, 2, 3) as
+    :func:`~simleague.soccer.field.lines` gives them, which are the default), the walls, the goals
+    (bodies ``leftgoal`` and ``rightgoal``: posts, back wall and top bar) and the ball (a free body
+    and geom ``ball``, contact attributes ``ball_contact``); sizes from the rules (m, kg)."""
     hl, hw = r.field_length / 2, r.field_width / 2
     gd, gw, gh = r.goal_depth, r.goal_width, r.goal_height
     goals = []
@@ -51,11 +52,11 @@ def field_mjcf(r: SoccerRules, ball_contact: str = ROLLING_BALL) -> str:
             f'<geom name="ball" type="sphere" size="{r.ball_radius:.9g}" mass="{r.ball_mass:.9g}" '
             f'{ball_contact} rgba="1 1 1 1"/></body>')
     ground = '<geom name="ground" type="plane" size="0 0 1" rgba="0.18 0.5 0.18 1"/>'
-    painted = []                          # 5 cm wide, for cameras only (no collision)
-    for (x0, y0, _), (x1, y1, _) in lines(r):
+    painted = []                          # for cameras only (no collision)
+    for (x0, y0, _), (x1, y1, _) in (lines(r) if lines_painted is None else lines_painted):
         length = math.hypot(x1 - x0, y1 - y0)
         angle = math.atan2(y1 - y0, x1 - x0)
-        painted.append(f'<geom type="box" contype="0" conaffinity="0" size="{length / 2 + 0.025:.9g} 0.025 0.0005" '
+        painted.append(f'<geom type="box" contype="0" conaffinity="0" size="{(length + LINE_WIDTH) / 2:.9g} {LINE_WIDTH / 2:.9g} 0.0005" '
                        f'pos="{(x0 + x1) / 2:.9g} {(y0 + y1) / 2:.9g} 0.0005" '
                        f'quat="{math.cos(angle / 2):.9g} 0 0 {math.sin(angle / 2):.9g}" rgba="1 1 1 1"/>')
     light = '<light directional="true" castshadow="false" pos="0 0 20" dir="0.2 0.1 -1" diffuse="0.7 0.7 0.7"/>'

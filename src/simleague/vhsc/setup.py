@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
+
+from ..soccer.field import humanoid_lines
 from ..soccer.humanoids import HumanoidWorld
 from ..soccer.models import find_model
 from ..soccer.rules import SoccerRules
@@ -37,6 +40,11 @@ class Markings:
     penalty_mark: float
     circle: float
 
+    def lines(self, rules: SoccerRules) -> np.ndarray:
+        """The lines painted on a field of ``rules``' size with these markings, segments of shape
+        (n, 2, 3) (:func:`simleague.soccer.field.humanoid_lines`)."""
+        return humanoid_lines(rules, self.goal_area, self.penalty_area, self.penalty_mark, self.circle)
+
 
 MARKINGS = {"kid": Markings((1.0, 3.0), (2.0, 5.0), 1.5, 0.75), "adult": Markings((1.0, 4.0), (3.0, 6.0), 2.1, 1.5)}
 BUILT_IN_MODELS = Path(str(resources.files("simleague.soccer") / "robots"))
@@ -61,7 +69,7 @@ def build(red: TeamConfig, blue: TeamConfig, models: list[Path] | None = None, s
     used, KeyError for a league that is not kid or adult."""
     rules = FIELDS[league]
     directories = [*(models or []), BUILT_IN_MODELS]
-    world = HumanoidWorld(rules, seed)
+    world = HumanoidWorld(rules, seed, painted=MARKINGS[league].lines(rules))
     placed, keys = [], []
     for colour, team in (("red", red), ("blue", blue)):
         for number, player in team.players.items():
