@@ -1,8 +1,8 @@
-"""What the sample player makes of its camera's images: where the ball is, and where robots and
-goal posts stand near it (:func:`find_obstacles`). The kid robot's camera
-(simleague's ``kid.xml``: 320 x 240 pixels, 60 degrees vertical field of view, 5.5 cm ahead of
-and 5 cm above the head's pitch axis) sees a white ball, white lines painted on green turf, grey
-robots and goals. The ball is the white blob that is as wide as a ball would be where it lies:
+"""What the sample player makes of its camera's images: where the ball is, where robots and
+goal posts stand near it (:func:`find_obstacles`), and where painted lines lie
+(:func:`find_lines`). The kid robot's camera (simleague's ``kid.xml``: 320 x 240 pixels, 60
+degrees vertical field of view, 5.5 cm ahead of and 5 cm above the head's pitch axis) sees a
+white ball, white lines painted on green turf, grey robots and goals. The ball is the white blob that is as wide as a ball would be where it lies:
 each white pixel's ray is followed to the plane of the ball's centre, giving the ball's size in
 pixels were it there, and the pixel deepest inside the white (a distance transform) relative to
 that size marks the ball; a line (5 cm wide against the ball's 14 cm) seldom fills half of it,
@@ -39,6 +39,9 @@ OBSTACLE_RANGE = 2.5         # m: things standing further away are not reported
 OBSTACLE_COLUMNS = 4         # every this many image columns are looked at
 STANDING = 0.2               # m: a thing at least this tall stands (the ball is 0.14 m)
 DARK = 140                   # a robot's or a post's pixel: its darkest channel under this (0-255)
+LINE_RANGE = 3.0             # m: white further away is not reported as a line (a pixel row there spans 9 cm)
+LINE_PIXELS = 4              # every this many rows and columns are looked at for lines
+BALL_MARGIN = 2.0            # the ball's radius in pixels times this, about where it was seen, is no line
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,37 @@ def _ground(row: np.ndarray, column: np.ndarray, position: np.ndarray,
     return position + (rays @ orientation.T) * reach[:, None], down < 0
 
 
+def _white(pixels: np.ndarray) -> np.ndarray:
+    """Which pixels of an (h, w, 3) array are white: bright and nearly grey."""
+    low, high = pixels.min(axis=2), pixels.max(axis=2)
+    return (low >= WHITE) & (high - low <= GREY)
+
+
+def find_lines(image: bytes, position: np.ndarray, orientation: np.ndarray, ball: Sighting | None = None
+               ) -> np.ndarray:
+    """Where white painted on the turf lies within :data:`LINE_RANGE` m, from a raw camera image
+    (``WIDTH`` x ``HEIGHT`` BGR bytes) taken from the camera pose (``position``, ``orientation``:
+    :func:`camera_pose`): each :data:`LINE_PIXELS`-th pixel of each such row that is white, its
+    ray followed to the ground. The ``ball`` seen in the image (:func:`find_ball`) is left out,
+    :data:`BALL_MARGIN` times its radius in pixels about its centre pixel; white seen nowhere
+    near a line (a lit face of a robot) is for the caller to weigh.
+
+    Returns an array of shape (n, 2): (x, y) m in the robot's ground frame. Raises ValueError
+    for an image of another size."""
+    white = _white(_pixels(image)[::LINE_PIXELS, ::LINE_PIXELS])
+    if ball is not None:
+        reach = float(np.linalg.norm(position - np.array([ball.x, ball.y, BALL_RADIUS])))
+        margin = BALL_MARGIN * FOCAL * BALL_RADIUS / max(reach, 1e-3)
+        column, row = ball.pixel
+        rows = (np.arange(white.shape[0]) * LINE_PIXELS - row)[:, None]
+        columns = (np.arange(white.shape[1]) * LINE_PIXELS - column)[None, :]
+        white &= (np.abs(rows) > margin) | (np.abs(columns) > margin)
+    row, column = np.nonzero(white)
+    points, ahead = _ground(row * LINE_PIXELS, column * LINE_PIXELS, position, orientation)
+    points = points[ahead, :2]
+    return points[np.hypot(points[:, 0], points[:, 1]) < LINE_RANGE]
+
+
 def find_obstacles(image: bytes, position: np.ndarray, orientation: np.ndarray) -> np.ndarray:
     """Where things stand on the turf within :data:`OBSTACLE_RANGE` m, from a raw camera image
     (``WIDTH`` x ``HEIGHT`` BGR bytes) taken from the camera pose (``position``, ``orientation``:
@@ -160,10 +194,8 @@ def find_ball(image: bytes, position: np.ndarray, orientation: np.ndarray) -> Si
     pose (``position``, ``orientation``: :func:`camera_pose`), or None when no white blob is ball
     sized. Raises ValueError for an image of another size."""
     pixels = _pixels(image)
-    blue, green, red = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-    low = np.minimum(np.minimum(blue, green), red)
-    high = np.maximum(np.maximum(blue, green), red)
-    white = (low >= WHITE) & (high - low <= GREY)
+    low = pixels.min(axis=2)
+    white = _white(pixels)
     rows, columns = np.flatnonzero(white.any(axis=1)), np.flatnonzero(white.any(axis=0))
     if rows.size == 0:
         return None
