@@ -40,11 +40,7 @@ def lines(rules: SoccerRules) -> np.ndarray:
                 ((hl, hw), (-hl, hw)), ((hl, -hw), (-hl, -hw)),
                 ((px, pw), (px, -pw)), ((px, pw), (hl, pw)), ((px, -pw), (hl, -pw)),
                 ((-px, pw), (-px, -pw)), ((-px, pw), (-hl, pw)), ((-px, -pw), (-hl, -pw))]
-    r = rules.free_kick_distance
-    corners = [(r * math.cos(2 * math.pi * k / RING_SEGMENTS), r * math.sin(2 * math.pi * k / RING_SEGMENTS))
-               for k in range(RING_SEGMENTS + 1)]
-    segments += list(pairwise(corners))
-    return np.array([[(a[0], a[1], 0.0), (b[0], b[1], 0.0)] for a, b in segments], dtype=float)
+    return _on_the_ground(segments + _ring(rules.free_kick_distance, RING_SEGMENTS))
 
 
 def humanoid_lines(rules: SoccerRules, goal_area: tuple[float, float], penalty_area: tuple[float, float],
@@ -73,8 +69,16 @@ def humanoid_lines(rules: SoccerRules, goal_area: tuple[float, float], penalty_a
                          ((front, -side), (goal_line, -side))]
         mark = sign * (hl - penalty_mark)
         segments += [((mark - tip, 0.0), (mark + tip, 0.0)), ((mark, -tip), (mark, tip))]
-    r = circle + w / 2
-    corners = [(r * math.cos(2 * math.pi * k / CIRCLE_SIDES), r * math.sin(2 * math.pi * k / CIRCLE_SIDES))
-               for k in range(CIRCLE_SIDES + 1)]
-    segments += list(pairwise(corners))
+    return _on_the_ground(segments + _ring(circle + w / 2, CIRCLE_SIDES))
+
+
+def _ring(radius: float, sides: int) -> list:
+    """A circle about the centre spot as a polygon of ``sides`` segments, counter-clockwise from +x."""
+    corners = [(radius * math.cos(2 * math.pi * k / sides), radius * math.sin(2 * math.pi * k / sides))
+               for k in range(sides + 1)]
+    return list(pairwise(corners))
+
+
+def _on_the_ground(segments: list) -> np.ndarray:
+    """Segments ((x, y), (x, y)) as an array of shape (n, 2, 3), z 0."""
     return np.array([[(a[0], a[1], 0.0), (b[0], b[1], 0.0)] for a, b in segments], dtype=float)

@@ -56,7 +56,8 @@ def field_mjcf(r: SoccerRules, ball_contact: str = ROLLING_BALL, lines_painted: 
     for (x0, y0, _), (x1, y1, _) in (lines(r) if lines_painted is None else lines_painted):
         length = math.hypot(x1 - x0, y1 - y0)
         angle = math.atan2(y1 - y0, x1 - x0)
-        painted.append(f'<geom type="box" contype="0" conaffinity="0" size="{(length + LINE_WIDTH) / 2:.9g} {LINE_WIDTH / 2:.9g} 0.0005" '
+        painted.append(f'<geom type="box" contype="0" conaffinity="0" '
+                       f'size="{(length + LINE_WIDTH) / 2:.9g} {LINE_WIDTH / 2:.9g} 0.0005" '
                        f'pos="{(x0 + x1) / 2:.9g} {(y0 + y1) / 2:.9g} 0.0005" '
                        f'quat="{math.cos(angle / 2):.9g} 0 0 {math.sin(angle / 2):.9g}" rgba="1 1 1 1"/>')
     light = '<light directional="true" castshadow="false" pos="0 0 20" dir="0.2 0.1 -1" diffuse="0.7 0.7 0.7"/>'

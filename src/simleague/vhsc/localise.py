@@ -106,6 +106,12 @@ def line_map(segments: np.ndarray, length: float, width: float) -> LineMap:
     return _line_map(np.ascontiguousarray(segments, dtype=float).tobytes(), length, width)
 
 
+def _laid(points: np.ndarray, x: float, y: float, heading: float) -> np.ndarray:
+    """Robot-frame ``points`` (shape (n, 2)) in the own frame, the robot at (``x``, ``y``) facing ``heading``."""
+    c, s = math.cos(heading), math.sin(heading)
+    return points @ np.array([[c, s], [-s, c]]) + np.array([x, y])
+
+
 def _best(field_map: LineMap, points: np.ndarray, x: float, y: float, heading: float,
           offsets: np.ndarray, turns: np.ndarray) -> tuple[float, float, float, float]:
     """Of the poses (x + dx, y + dy, heading + turn) for (dx, dy) in ``offsets`` (shape (m, 2))
@@ -113,8 +119,7 @@ def _best(field_map: LineMap, points: np.ndarray, x: float, y: float, heading: f
     :data:`PRIOR`: (dx, dy, turn, that mean cost)."""
     best = (0.0, 0.0, 0.0, math.inf)
     for turn in turns:
-        c, s = math.cos(heading + turn), math.sin(heading + turn)
-        laid = points @ np.array([[c, s], [-s, c]]) + np.array([x, y])          # (n, 2) own frame
+        laid = _laid(points, x, y, heading + turn)
         costs = field_map.cost(laid[None, :, :] + offsets[:, None, :]).mean(axis=1)
         costs += PRIOR * (np.hypot(offsets[:, 0], offsets[:, 1]) + abs(turn))
         k = int(np.argmin(costs))
@@ -148,11 +153,8 @@ def fix(field_map: LineMap, points: np.ndarray, x: float, y: float, heading: flo
     fdx, fdy, fturn, cost = _best(field_map, points, x + dx, y + dy, heading + turn, FINE_GRID,
                                   np.array([-TURN_STEP / 2, 0.0, TURN_STEP / 2]))
     dx, dy, turn = dx + fdx, dy + fdy, turn + fturn
-    c, s = math.cos(heading + turn), math.sin(heading + turn)
-    laid = points @ np.array([[c, s], [-s, c]]) + np.array([x + dx, y + dy])
-    on_line = float(np.mean(field_map.cost(laid) < ON_LINE))
-    c, s = math.cos(heading), math.sin(heading)
-    here = float(field_map.cost(points @ np.array([[c, s], [-s, c]]) + np.array([x, y])).mean())
+    on_line = float(np.mean(field_map.cost(_laid(points, x + dx, y + dy, heading + turn)) < ON_LINE))
+    here = float(field_map.cost(_laid(points, x, y, heading)).mean())
     if on_line < LEAST_ON or cost > here - BETTER:
         return None
     return Fix(dx, dy, turn, on_line, len(points))

@@ -45,9 +45,8 @@ import numpy as np
 from ..angles import wrap
 from ..soccer.field import humanoid_lines
 from ..soccer.rules import SoccerRules
-from . import camera
+from . import camera, kid, localise
 from . import gamecontroller as gc
-from . import kid, localise
 from .client import RobotClient
 from .launch import FIELD_SIDE, GAME_CONTROLLER_PORT
 
@@ -254,8 +253,7 @@ class Attitude:
 
     def turn(self, angle: float) -> None:
         """Turn the heading by ``angle`` rad about the world's vertical, the tilt kept."""
-        c, s = math.cos(angle), math.sin(angle)
-        self.matrix = _times([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]], self.matrix)
+        self.matrix = _times(_rotation((0.0, 0.0, angle), 1.0), self.matrix)
 
 
 def _rotation(rate, dt: float) -> list[list[float]]:
