@@ -20,9 +20,9 @@ from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
-                                   HEARD_FOR, KEEP_AWAY, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP,
+                                   HEARD_FOR, KEEP_AWAY, KICK_OFF_TAKER, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP,
                                    MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
-                                   SIDE_CHECK, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
+                                   SIDE_CHECK, STAGE, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS, MARKINGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -899,17 +899,42 @@ def test_at_their_kick_off_players_hold_their_places_until_the_ball_is_in_play()
     assert _decision(3, (-0.5, -0.3, 0.0), waiting)[:2] != (0.0, 0.0)           # too near: walks away
 
 
-def test_at_our_kick_off_the_taker_walks_straight_at_the_ball_to_put_it_in_play():
-    """Any touch that moves the ball 5 cm puts a kick-off's ball in play: the taker, beside
-    its place behind the ball, turns to the ball rather than side-stepping behind it, then walks at it."""
-    waiting = Game(kick_off=True, free=False)
-    beside = math.atan2(0.4, 0.6)                                       # the ball from (-0.6, -0.4)
-    forward, sideways, turn = _decision(4, (-0.6, -0.4, 0.0), waiting)
-    assert (forward, sideways) == (0.0, 0.0) and turn > 0                  # turns to face the ball
-    forward, sideways, turn = _decision(4, (-0.6, -0.4, beside), waiting)
-    assert forward == 1.0 and sideways == 0.0 and abs(turn) < 0.05         # then walks straight at it
-    assert _decision(4, (-0.6, -0.4, 0.0), Game(kick_off=True))[1] != 0.0  # in play: lines up behind it
-    assert _decision(1, (-4.0, 0.0, 0.0), waiting)[0] <= 0.2               # the goalkeeper stays
+@pytest.mark.parametrize("left_first", [True, False], ids=["on the left", "on the right"])
+def test_at_our_kick_off_the_taker_stands_in_our_half_ready_to_kick_then_kicks_towards_the_goal(cameras, left_first):
+    """Player 4 stands at its kick's place short of the centre spot in the ready state, its
+    whole body in our half (else the referee takes it off at set); once the ball waits to be put in
+    play it steps up, stands and kicks it with the foot on its side of the ball, at most a few
+    seconds of the 10 the ball waits for it."""
+    taker = Player(KICK_OFF_TAKER, "red", left_first)
+    start = taker._start(first_half=True)
+    taker.me.place(*start)
+    taker.game = Game(state=gc.STATE_READY)
+    x, y, heading = taker.ready_place()
+    assert -0.5 < x < -0.35 and 0.0 < y * start[1] and abs(heading) < 0.2, (x, y, heading)
+    assert taker._foot == ("right" if start[1] > 0 else "left")        # the ball on its side of the robot
+    world, rid = world_with(robot=(x, y, heading), ball=(0.0, 0.0))
+    taker.me.place(x, y, heading)                                    # walked there
+    render = cameras(world)
+    pending, kicked_at = [], None
+    for i in range(int(9.0 / kid.STEP)):
+        now = i * kid.STEP
+        game = Game(state=gc.STATE_SET) if now < 1.5 else Game(kick_off=True, free=False)
+        image = render.image(rid, "camera", camera.WIDTH, camera.HEIGHT) if i % 8 == 0 else None
+        s = sensed(world, rid, now, image)
+        pending.append(taker.act(s, game, look=False))
+        taker.look(s)
+        if kicked_at is None and taker.motion is not None:
+            kicked_at = now
+        if len(pending) > 2:
+            for joint, angle in pending.pop(0).items():
+                world.set_position(rid, joint, angle)
+        world.step()
+        if i == int(1.4 / kid.STEP):                            # at set: wholly in our half
+            ground, _ = world.contacts()
+            assert np.max(ground[rid][:, 0]) < -0.2, ground[rid]
+    (bx, by, _), _ = world.ball()
+    assert kicked_at is not None and kicked_at < 7.5 and world.upright(rid) > 0.5, kicked_at
+    assert bx > 1.5 and abs(math.atan2(by, bx)) < 0.3, (bx, by)     # towards the goal
 
 
 def test_at_our_set_play_the_taker_waits_behind_the_ball_until_it_may_be_played():
@@ -920,6 +945,14 @@ def test_at_our_set_play_the_taker_waits_behind_the_ball_until_it_may_be_played(
     assert _decision(3, (0.4, 0.0, 0.0), ours, ball)[:2] == (0.0, 0.0)         # 0.6 m behind: waits
     assert _decision(3, (0.4, 0.0, 0.0), Game(), ball)[0] > 0                  # the set play over: goes
     assert _decision(1, (-4.1, 0.0, 0.0), ours, (-3.5, 0.0))[:2] == (0.0, 0.0)  # the goalkeeper stays
+    # the ball on its spot (phases 1 and 2): to where it lies STAGE m beyond the kick's place
+    placed = Game(our_set_play=True, phase=1)
+    assert _decision(3, (0.4, 0.0, 0.0), placed, ball)[0] > 0
+    taker = Player(3, "red")
+    taker.me.place(0.4, 0.1, 0.0)
+    x, y, heading = taker._kick_place(*ball, STAGE)
+    assert taker._foot == "right" and math.dist((x, y), ball) == pytest.approx(0.33, abs=0.01)
+    assert _decision(3, (x, y, heading), placed, ball)[:2] == (0.0, 0.0)      # there: waits
 
 
 def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play():
@@ -941,7 +974,7 @@ def test_after_a_set_play_the_team_whose_set_play_it_was_puts_the_ball_in_play()
         return follower.game, _decision(3, at, follower.game, ball)
 
     game, walk = after("blue", (0.4, 0.0, 0.0), set_play)
-    assert game.our_set_play and walk[:2] == (0.0, 0.0)                     # waits behind the ball
+    assert game.our_set_play and walk[0] > 0                                # to its kick's place
     game, walk = after("blue", (0.4, 0.0, 0.0), set_play, waiting, waiting)
     assert game.kick_off and not game.free and walk[0] > 0                  # then plays it
     game, walk = after("red", (0.7, 0.2, 0.75 * math.pi), set_play, waiting, waiting)

@@ -70,9 +70,13 @@ STARTS = {1: (-3.5, -TOUCH_LINE_START, math.pi / 2), 2: (-3.5, TOUCH_LINE_START,
 #: the left; on the right each player starts on the other touch line, and the places are mirrored
 #: too (:meth:`Player.ready_place`). Kept 0.4 m or more inside our half and out of the centre
 #: circle (0.75 m): the odometry of the walk there from the touch line is that far off at times,
-#: and a robot in the wrong place at ``set`` is taken off.
+#: and a robot in the wrong place at ``set`` is taken off. At our kick-off player 4 stands at
+#: its kick's place instead (:data:`KICK_OFF_TAKER`).
 KICK_OFF_PLACES = {1: ((-4.0, 0.0), (-4.0, 0.0)), 2: ((-2.2, 0.8), (-2.2, 0.8)),
                    3: ((-1.2, -1.0), (-1.2, -1.0)), 4: ((-0.6, 0.0), (-1.4, 0.3))}
+KICK_OFF_TAKER = 4               # the player nearest the ball at our kick-off, who stands ready to kick it
+KICK_OFF_STAGE = 0.25            # m short of the kick's place it stands at (Player.ready_place): the toes 0.3 m
+                                 # inside our half, where the referee wants the whole robot at set
 TEAM_PORTS = {"red": 3737, "blue": 3738}           # UDP ports of the players' own messages (one per team)
 MAX_DATAGRAMS = 64               # UDP packets (GameController, team) read in one step
 SAY_EVERY = 0.25                 # s between a player's messages to its team
@@ -100,6 +104,10 @@ KICK_STILL = 1.0                 # s standing still, feet together, before a kic
                                  # in 10 from the walk stepping in place, 2 in 10 from 1 s standing (bench_kid.py)
 KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
 ALIGNED = 0.35                   # rad: facing the goal this well, the player walks the ball on
+STAGE = 0.15                     # m short of the kick's place that the taker of a restart walks to (Player._restart),
+CREEP = 0.2                      # then steps up at this share of full speed (0.1 m/s), side-stepping to keep
+RESTART_STILL = 1.5              # s standing still before it kicks
+LINED_UP = 0.12                  # the ball this near (m) its place across the foot
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
 INSIDE = 0.3                     # m inside the field's lines that waiting and supporting places are kept
 KEEP_OFF = 0.9                   # m: nearer the ball than this, a way to a waiting place goes round it,
@@ -380,6 +388,7 @@ class Player:
         self.dribbling = False                             # walking the ball on this step
         self.still = False                                 # standing still before a kick this step
         self._giving_way: float | None = None             # since when it waits while another plays the ball
+        self._foot: str | None = None                      # the foot that kicks the restart's ball (_restart)
         self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
         self._side_check_until: float | None = None        # s: the touch line checked until then (_check_side)
         self._placed_at: float | None = None               # s: when the other team's set play's ball was put down
@@ -397,15 +406,20 @@ class Player:
         x, y, heading = STARTS.get(self.number, STARTS[4])
         return (x, y, heading) if self._on_left(first_half) else (x, -y, -heading)
 
-    def ready_place(self) -> tuple[float, float]:
-        """The own-frame (x, y) the player walks to before a kick-off: :data:`KICK_OFF_PLACES`,
-        mirrored across the field's long axis while the team plays on the right, where the
-        starting poses are the left's reflected in x (:meth:`simleague.vhsc.config.Pose.mirrored`),
-        which puts each player on the other touch line in the team's own frame; unmirrored, two
-        players walked across each other's way there and collided."""
+    def ready_place(self) -> tuple[float, float, float]:
+        """The own-frame (x, y) (m) and heading (rad) the player walks to before a kick-off:
+        :data:`KICK_OFF_PLACES` facing the opponents' goal, mirrored across the field's long axis
+        while the team plays on the right, where the starting poses are the left's reflected in
+        x (:meth:`simleague.vhsc.config.Pose.mirrored`), which puts each player on the other
+        touch line in the team's own frame; unmirrored, two players walked across each other's
+        way there and collided. At our kick-off its taker (:data:`KICK_OFF_TAKER`) stands to kick
+        the ball on the centre spot, :data:`KICK_OFF_STAGE` m short of the kick's place
+        (:meth:`_kick_place`)."""
+        if self.game.kick_off and self.number == KICK_OFF_TAKER:
+            return self._kick_place(0.0, 0.0, KICK_OFF_STAGE)
         ours, theirs = KICK_OFF_PLACES.get(self.number, KICK_OFF_PLACES[3])
         x, y = ours if self.game.kick_off else theirs
-        return (x, y) if self._on_left(self.game.first_half) else (x, -y)
+        return (x, y, 0.0) if self._on_left(self.game.first_half) else (x, -y, 0.0)
 
     def _follow_game(self, game: Game) -> None:
         before = self.game
@@ -436,7 +450,9 @@ class Player:
             self._centre_ball = True
         elif game.state != gc.STATE_PLAYING or game.free or game.set_play:
             self._centre_ball = False
-        if not game.free:
+        if game.free and not game.our_set_play:
+            self._foot = None
+        else:
             # the ball waits (its 10 s counted down) for the team that restarts; the packets name
             # the half's kick-off team throughout, but after a set play the team whose set play it
             # was restarts, and the referee takes off opponents nearer the ball than the free-kick
@@ -759,7 +775,7 @@ class Player:
         if state == gc.STATE_SET:
             return 0.0, 0.0, 0.0
         if state == gc.STATE_READY:
-            return self._go_to(*self.ready_place(), 0.0)
+            return self._go_to(*self.ready_place())
         unseen = s.time - me.ball_time
         if unseen >= BALL_FORGET:
             return self._search(unseen, s.time)
@@ -775,11 +791,13 @@ class Player:
         if self.game.our_set_play:               # a touch before the set play's end is a warning
             if self.number == 1:
                 return self._keep_goal(by)
-            if self._takes_ball(s.time):
+            if self._takes_ball(s.time) and self.game.phase == 0:     # the ball not yet on its spot
                 spot, aim = _behind(bx, by, WAIT_BEHIND)
                 return self._go_to(*spot, aim, avoid=(bx, by))
+            if self._takes_ball(s.time):
+                return self._go_to(*self._kick_place(bx, by, STAGE), avoid=(bx, by))
         if self.game.kick_off and not self.game.free and self.number != 1 and self._takes_ball(s.time):
-            return self._put_in_play(to_ball)
+            return self._restart(bx, by, s.time)
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
         if keep_away and self.number == 1:
             return self._keep_goal(by, clear_of=(bx, by))
@@ -839,14 +857,7 @@ class Player:
             foot, mirror = ("right", 1.0) if ry < 0 else ("left", -1.0)
             if KICK_WINDOW[0][0] < rx < KICK_WINDOW[0][1] and KICK_WINDOW[1][0] < mirror * ry < KICK_WINDOW[1][1] \
                     and abs(wrap(facing - mirror * kid.KICK_OFF_LINE)) < KICK_ALIGNED:
-                if self.walk.moving:
-                    self._stopped = None
-                else:                                  # stand still, then kick
-                    self.still = True
-                    self._stopped = now if self._stopped is None else self._stopped
-                    if now - self._stopped >= KICK_STILL:
-                        self.kicking = foot
-                return 0.0, 0.0, 0.0
+                return self._kick(foot, now, KICK_STILL)
             # walk the ball on: steer to keep it before the feet and to face the goal
             self.dribbling = True
             steer = 0.5 * facing + 1.5 * math.atan2(ry, max(rx, 0.1))
@@ -855,17 +866,63 @@ class Player:
             return self._go_to(*self._approach(bx, by, aim), aim, avoid=(bx, by))
         return 0.6, _clamp(ry / 0.1), _clamp(facing / 0.5, TURN_WALKING)
 
-    def _put_in_play(self, to_ball: float) -> tuple[float, float, float]:
-        """Our kick-off's or executed set play's ball, waiting to be put in play (own-frame
-        direction ``to_ball``, rad): turn to it on the spot, then walk straight at it. Any touch
-        that moves it :data:`simleague.vhsc.referee.IN_PLAY_MOVE` (5 cm) puts it in play (seed
-        000's referee), and the opponents keep the free-kick distance until then; going behind it
-        first, a kick-off's taker put 0.4 m to the side by its odometry side-stepped there at
-        0.08 m/s and the ball waited 6 to 10 s (two traced halves)."""
-        off = wrap(to_ball - self.me.heading)
-        if abs(off) > TO_BALL:
-            return 0.0, 0.0, self._turn_to(to_ball)
-        return 1.0, 0.0, _turn(off, 0.5, TURN_WALKING)
+    def _kick(self, foot: str, now: float, still: float) -> tuple[float, float, float]:
+        """With the ball before ``foot`` ("right" or "left"): the walk stopped, stand still
+        with the feet together for ``still`` s (from ``now``, s), then kick (:meth:`act` starts
+        :func:`simleague.vhsc.kid.kick`). A walk, or standing less than 1 s, topples the kick (bench_kid.py)."""
+        if self.walk.moving:
+            self._stopped = None
+        else:
+            self.still = True
+            self._stopped = now if self._stopped is None else self._stopped
+            if now - self._stopped >= still:
+                self.kicking = foot
+        return 0.0, 0.0, 0.0
+
+    def _restart(self, bx: float, by: float, now: float) -> tuple[float, float, float]:
+        """Our kick-off's or executed set play's ball at own-frame (``bx``, ``by``) (m),
+        waiting to be put in play: kicked towards the goal. The player walks to where the ball
+        lies :data:`STAGE` m beyond the kick's place before a foot (the middle of
+        :data:`KICK_WINDOW`), turned :data:`simleague.vhsc.kid.KICK_OFF_LINE` off the goal for that
+        foot's kick (at the set play's phases 1 and 2 already, :meth:`_decide`), then steps up at
+        :data:`CREEP` of full speed, side-stepping the ball onto the foot's line, stops with the ball
+        in the window, stands :data:`RESTART_STILL` s and kicks. The opponents keep the free-kick distance until
+        the ball is touched and moved 5 cm, or for 10 s (seed 000's referee); a touch on the way
+        puts the ball in play as the kick would."""
+        me = self.me
+        place = self._kick_place(bx, by, STAGE)
+        (near, far), (low, high) = KICK_WINDOW
+        mirror = 1.0 if self._foot == "right" else -1.0
+        place_y = mirror * (low + high) / 2
+        rx, ry = me.to_robot(bx, by)
+        off = wrap(place[2] - me.heading)
+        if abs(off) < KICK_ALIGNED and abs(ry - place_y) < LINED_UP and near - 0.05 < rx < far + STAGE + 0.1:
+            if near < rx < far and low < mirror * ry < high:
+                return self._kick(self._foot, now, RESTART_STILL)
+            aside = ry - place_y
+            forward = CREEP if rx > far else -CREEP if rx < near else 0.0
+            if abs(aside) > (high - low) / 2 - 0.005:          # on the foot's line first
+                forward = 0.0
+            return forward, _clamp(aside / 0.05), _clamp(off / 0.5, TURN_WALKING)
+        return self._go_to(*place, avoid=(bx, by))
+
+    def _kick_place(self, bx: float, by: float, short: float) -> tuple[float, float, float]:
+        """Where to stand (own frame, m) and face (rad) to kick the ball at (``bx``, ``by``)
+        towards the goal, ``short`` m back from where the ball lies in the middle of
+        :data:`KICK_WINDOW` before the foot: the foot on the ball's side as the player comes
+        (then kept until the ball is in play), turned :data:`simleague.vhsc.kid.KICK_OFF_LINE` off the goal for its
+        kick."""
+        me = self.me
+        _, aim = _behind(bx, by, BEHIND)
+        if self._foot is None:
+            across = math.sin(aim) * (me.x - bx) - math.cos(aim) * (me.y - by)
+            self._foot = "right" if across < 0 else "left"
+        mirror = 1.0 if self._foot == "right" else -1.0
+        (near, far), (low, high) = KICK_WINDOW
+        heading = aim - mirror * kid.KICK_OFF_LINE
+        back, aside = (near + far) / 2 + short, mirror * (low + high) / 2
+        cos, sin = math.cos(heading), math.sin(heading)
+        return bx - cos * back + sin * aside, by - sin * back - cos * aside, heading
 
     def _approach(self, bx: float, by: float, aim: float) -> tuple[float, float]:
         """Where to walk (own frame, m) to come behind the ball at (``bx``, ``by``) facing
