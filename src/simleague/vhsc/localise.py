@@ -151,7 +151,7 @@ def fit(field_map: LineMap, points: np.ndarray, x: float, y: float, heading: flo
     from the best pose of the coarse search about (``x``, ``y`` m, ``heading`` rad; own frame):
     their mean cost there (m, at most :data:`CAP`), :data:`CAP` for fewer than
     :data:`LEAST_POINTS` points. Two poses far apart compare so, each allowed its estimate's
-    error (:meth:`simleague.vhsc.player.Player._check_side`)."""
+    error (:meth:`simleague.vhsc.player.Player._check_side_by_lines`)."""
     if len(points) < LEAST_POINTS:
         return CAP
     return _best(field_map, _thinned(points), x, y, heading, COARSE_GRID, TURNS)[3]

@@ -114,7 +114,7 @@ KEEP_OFF = 0.9                   # m: nearer the ball than this, a way to a wait
 ROUND_STEP = 0.9                 # rad on along the circle of KEEP_AWAY m about it at a time
 PLACED_LOOK = 3.0                # s at most a player stands, turning to the ball, after the referee puts the
                                  # ball of the other team's set play on its spot, until it sees it there
-WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at for our set play's end
+WAIT_BEHIND = 0.6                # m behind the ball (from the goal) to wait at while our set play's ball is put down
 CAREFUL_NEAR = 1.5               # m from the ball within which the player walks carefully while a robot
 CROWD = 1.0                      # stands this near the ball (m), but when it walks the ball on,
 CAREFUL = 0.3                    # at this share of full speed: 0.14 m/s, under the
