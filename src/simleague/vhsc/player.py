@@ -148,8 +148,8 @@ TURN_CLEAR = 0.5                 # m: with the ball less than this ahead, a turn
 SIDE_CHECK = 10.0                # s after a penalty in which the touch line it was put on is checked
 SIDE_MARGIN = 1.0                # m: by the ball, the other line is taken when it fits this much better
 SIDE_AGREE = 2.0                 # and there lies within this of where a team-mate sees the ball
-SIDE_FIT = 0.02                  # m: by the painted lines seen while penalised, the other line is taken when it fits
-SIDE_LOOKS = 3                   # this much better (mean cost) in this many looks in a row (Player._check_side_by_lines)
+SIDE_FIT = 0.02                  # m: by the painted lines seen, the other line is taken when it fits this much
+SIDE_LOOKS = 3                   # better (mean cost) in this many looks in a row (Player._check_side_by_lines)
 LOOK_ROUND = 1.0                 # s: a ball not seen this long is looked for round where it should lie,
 LOOK_SWEEP = 0.5                 # rad either side of its bearing (the camera sees 0.7 either side), odometry
 LOOK_PERIOD = 2.0                # being half a metre off at times: s a sweep there and back
@@ -547,17 +547,15 @@ class Player:
             self._turn_round()
 
     def _check_side_by_lines(self, points: np.ndarray, now: float) -> None:
-        """The painted lines seen (``points``, robot ground frame, m) while penalised, standing
-        where the referee put it: on the other touch line (:meth:`_check_side`) the robot sees
+        """The painted lines seen (``points``, robot ground frame, m) while penalised or in the
+        :data:`SIDE_CHECK` s after: on the other touch line (:meth:`_check_side`) the robot sees
         the penalty area's front line where this line's view has the goal area's, and the areas'
         lines on the other hand. When the pose turned half round fits them
         (:func:`simleague.vhsc.localise.fit`) :data:`SIDE_FIT` m better than its own in
         :data:`SIDE_LOOKS` looks in a row, the player takes it. Rendered from both lines at the
         penalty mark's x and 0.3 m either side, the head turned four ways: the right pose's mean
-        cost 0.000 to 0.032 m, the other's 0.035 to 0.092, 0.009 to 0.084 worse. Not once it
-        walks again: in a traced half, in the 10 s after their penalties, two players whose
-        estimates had come 1.3 to 1.5 m off took the wrong line so, one of them four times in 5 s."""
-        if not self.game.penalised or self._side_check_until is None or now > self._side_check_until:
+        cost 0.000 to 0.032 m, the other's 0.035 to 0.092, 0.009 to 0.084 worse."""
+        if self._side_check_until is None or now > self._side_check_until:
             return
         me, x0 = self.me, -(HALF_LENGTH - PENALTY_MARK)
         here = localise.fit(self._lines, points, me.x, me.y, me.heading)
