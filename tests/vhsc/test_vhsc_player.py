@@ -21,8 +21,8 @@ from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
                                    HEARD_FOR, KEEP_AWAY, KICK_OFF_TAKER, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP,
-                                   MAX_DATAGRAMS, PENALTY_MARK, PLACED_LOOK, SEEN_FOR,
-                                   SIDE_CHECK, STAGE, STEP_BACK, TOUCH_LINE_START, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
+                                   MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
+                                   SIDE_CHECK, STAGE, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS, MARKINGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -683,25 +683,6 @@ def test_a_penalised_player_knows_it_stands_where_the_referee_put_it():
             assert player.walk.moving                              # it was walking when taken off
     # taken to the penalty mark's x on the touch line, the ball seen at y > 0: on the y < 0 line
     assert (player.me.x, player.me.y) == pytest.approx((-3.0, -3.06), abs=1e-9)
-
-
-@pytest.mark.parametrize("wrong", [True, False], ids=["put on the other line", "on the line it thinks"])
-def test_a_penalised_player_finds_which_touch_line_it_was_put_on_by_the_lines_it_sees(cameras, wrong):
-    """Put on the y < 0 touch line 0.2 m from the penalty mark's x, the player that thinks itself on
-    the other line turns its pose round by the painted lines it sees (four ways of its head, twice);
-    on the right line it keeps its pose."""
-    x0 = -(HALF_LENGTH - PENALTY_MARK)
-    world, rid = world_with(robot=(x0 + 0.2, -TOUCH_LINE_START, math.pi / 2))
-    render = cameras(world)
-    player = Player(3, "red")
-    player._follow_game(Game(penalised=True))
-    thought = (x0, TOUCH_LINE_START, -math.pi / 2) if wrong else (x0, -TOUCH_LINE_START, math.pi / 2)
-    player.me.place(*thought)
-    for k, (pitch, yaw) in enumerate(2 * [(0.5, 0.0), (0.3, 0.6), (0.3, -0.6), (0.8, 0.0)]):
-        image, (position, orientation) = look(world, rid, render, pitch, yaw)
-        player._check_side_by_lines(camera.find_lines(image, position, orientation, None), 0.2 * k)
-    assert (player.me.x, player.me.y) == pytest.approx((x0, -TOUCH_LINE_START), abs=1e-9)
-    assert math.cos(player.me.heading - math.pi / 2) == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("after", [0.0, 5.0], ids=["while penalised", "after"])

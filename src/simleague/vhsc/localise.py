@@ -139,24 +139,6 @@ FINE_GRID = _grid(COARSE, FINE)
 TURNS = np.arange(-TURN, TURN + TURN_STEP / 2, TURN_STEP)
 
 
-def _thinned(points: np.ndarray) -> np.ndarray:
-    """At most :data:`MOST_POINTS` of ``points``, evenly chosen."""
-    if len(points) > MOST_POINTS:
-        return points[np.linspace(0, len(points) - 1, MOST_POINTS).astype(int)]
-    return points
-
-
-def fit(field_map: LineMap, points: np.ndarray, x: float, y: float, heading: float) -> float:
-    """How well line ``points`` (shape (n, 2), robot ground frame, m) lie on the field's lines
-    from the best pose of the coarse search about (``x``, ``y`` m, ``heading`` rad; own frame):
-    their mean cost there (m, at most :data:`CAP`), :data:`CAP` for fewer than
-    :data:`LEAST_POINTS` points. Two poses far apart compare so, each allowed its estimate's
-    error (:meth:`simleague.vhsc.player.Player._check_side_by_lines`)."""
-    if len(points) < LEAST_POINTS:
-        return CAP
-    return _best(field_map, _thinned(points), x, y, heading, COARSE_GRID, TURNS)[3]
-
-
 def fix(field_map: LineMap, points: np.ndarray, x: float, y: float, heading: float) -> Fix | None:
     """The correction of the pose estimate (``x``, ``y`` m, ``heading`` rad; own frame) that
     lays line ``points`` (shape (n, 2), robot ground frame, m: :func:`simleague.vhsc.camera.find_lines`)
@@ -165,7 +147,8 @@ def fix(field_map: LineMap, points: np.ndarray, x: float, y: float, heading: flo
     lie on lines after it (:data:`LEAST_ON`), or it is not :data:`BETTER` than the estimate."""
     if len(points) < LEAST_POINTS:
         return None
-    points = _thinned(points)
+    if len(points) > MOST_POINTS:
+        points = points[np.linspace(0, len(points) - 1, MOST_POINTS).astype(int)]
     dx, dy, turn, _ = _best(field_map, points, x, y, heading, COARSE_GRID, TURNS)
     fdx, fdy, fturn, cost = _best(field_map, points, x + dx, y + dy, heading + turn, FINE_GRID,
                                   np.array([-TURN_STEP / 2, 0.0, TURN_STEP / 2]))

@@ -148,8 +148,6 @@ TURN_CLEAR = 0.5                 # m: with the ball less than this ahead, a turn
 SIDE_CHECK = 10.0                # s after a penalty in which the touch line it was put on is checked
 SIDE_MARGIN = 1.0                # m: by the ball, the other line is taken when it fits this much better
 SIDE_AGREE = 2.0                 # and there lies within this of where a team-mate sees the ball
-SIDE_FIT = 0.02                  # m: by the painted lines seen, the other line is taken when it fits this much
-SIDE_LOOKS = 3                   # better (mean cost) in this many looks in a row (Player._check_side_by_lines)
 LOOK_ROUND = 1.0                 # s: a ball not seen this long is looked for round where it should lie,
 LOOK_SWEEP = 0.5                 # rad either side of its bearing (the camera sees 0.7 either side), odometry
 LOOK_PERIOD = 2.0                # being half a metre off at times: s a sweep there and back
@@ -393,7 +391,6 @@ class Player:
         self._foot: str | None = None                      # the foot that kicks the restart's ball (_restart)
         self.obstacles = np.empty((0, 3))                   # things seen standing: when (s), own-frame x, y (m)
         self._side_check_until: float | None = None        # s: the touch line checked until then (_check_side)
-        self._turned_fits = 0                              # looks in a row the other line fitted better
         self._placed_at: float | None = None               # s: when the other team's set play's ball was put down
         self._centre_ball = False                          # the kick-off's ball lies on the centre spot
         # the painted lines, to find its place by
@@ -493,9 +490,7 @@ class Player:
             self._check_side(sighting.x, sighting.y, s.time)
         if s.time - self._fixed >= FIX_EVERY:
             self._fixed = s.time
-            points = camera.find_lines(s.image, position, orientation, sighting)
-            self._check_side_by_lines(points, s.time)
-            self._fix_pose(points)
+            self._fix_pose(camera.find_lines(s.image, position, orientation, sighting))
         if sighting is not None:
             self.me.ball = self.me.to_field(sighting.x, sighting.y)
             self.me.ball_time = s.time
@@ -544,34 +539,10 @@ class Player:
         there = (2 * x0 - here[0], -here[1])
         off_there = math.dist(there, told)
         if off_there < SIDE_AGREE and off_there + SIDE_MARGIN < math.dist(here, told):
-            self._turn_round()
-
-    def _check_side_by_lines(self, points: np.ndarray, now: float) -> None:
-        """The painted lines seen (``points``, robot ground frame, m) while penalised or in the
-        :data:`SIDE_CHECK` s after: on the other touch line (:meth:`_check_side`) the robot sees
-        the penalty area's front line where this line's view has the goal area's, and the areas'
-        lines on the other hand. When the pose turned half round fits them
-        (:func:`simleague.vhsc.localise.fit`) :data:`SIDE_FIT` m better than its own in
-        :data:`SIDE_LOOKS` looks in a row, the player takes it. Rendered from both lines at the
-        penalty mark's x and 0.3 m either side, the head turned four ways: the right pose's mean
-        cost 0.000 to 0.032 m, the other's 0.035 to 0.092, 0.009 to 0.084 worse."""
-        if self._side_check_until is None or now > self._side_check_until:
-            return
-        me, x0 = self.me, -(HALF_LENGTH - PENALTY_MARK)
-        here = localise.fit(self._lines, points, me.x, me.y, me.heading)
-        there = localise.fit(self._lines, points, 2 * x0 - me.x, -me.y, wrap(me.heading + math.pi))
-        self._turned_fits = self._turned_fits + 1 if there + SIDE_FIT < here else 0
-        if self._turned_fits >= SIDE_LOOKS:
-            self._turn_round()
-
-    def _turn_round(self) -> None:
-        """Take the pose on the other touch line (:meth:`_check_side`): the pose and the ball turned
-        half round about (x0, 0), x0 the penalty mark's x; what it saw standing forgotten."""
-        me, x0 = self.me, -(HALF_LENGTH - PENALTY_MARK)
-        me.place(2 * x0 - me.x, -me.y, wrap(me.heading + math.pi))
-        me.ball = (2 * x0 - me.ball[0], -me.ball[1])
-        self.obstacles = np.empty((0, 3))
-        self._turned_fits = 0
+            me = self.me
+            me.place(2 * x0 - me.x, -me.y, wrap(me.heading + math.pi))
+            me.ball = (2 * x0 - me.ball[0], -me.ball[1])
+            self.obstacles = np.empty((0, 3))
 
     def _see_obstacles(self, now: float, points: np.ndarray) -> None:
         """Remember where things stand (``points``: robot frame, shape (n, 2), m) in the own frame,
