@@ -347,6 +347,13 @@ def _keepers_ball(bx: float, by: float) -> bool:
     return bx < -HALF_LENGTH + KEEPER_ZONE[0] and abs(by) < KEEPER_ZONE[1]
 
 
+def _in_kick_window(rx: float, ry: float, mirror: float) -> bool:
+    """Whether the ball seen at (``rx``, ``ry``) (robot frame, m) lies in :data:`KICK_WINDOW`
+    before the right foot (``mirror`` 1) or the left (-1)."""
+    (near, far), (low, high) = KICK_WINDOW
+    return near < rx < far and low < mirror * ry < high
+
+
 def _behind(bx: float, by: float, distance: float) -> tuple[tuple[float, float], float]:
     """The own-frame point ``distance`` m behind the ball at (``bx``, ``by``) as seen from the
     opponents' goal, and the direction (rad) from the ball to the goal."""
@@ -452,7 +459,7 @@ class Player:
             self._centre_ball = False
         if game.free and not game.our_set_play:
             self._foot = None
-        else:
+        if not game.free:
             # the ball waits (its 10 s counted down) for the team that restarts; the packets name
             # the half's kick-off team throughout, but after a set play the team whose set play it
             # was restarts, and the referee takes off opponents nearer the ball than the free-kick
@@ -791,10 +798,10 @@ class Player:
         if self.game.our_set_play:               # a touch before the set play's end is a warning
             if self.number == 1:
                 return self._keep_goal(by)
-            if self._takes_ball(s.time) and self.game.phase == 0:     # the ball not yet on its spot
-                spot, aim = _behind(bx, by, WAIT_BEHIND)
-                return self._go_to(*spot, aim, avoid=(bx, by))
             if self._takes_ball(s.time):
+                if self.game.phase == 0:                    # the ball not yet on its spot
+                    spot, aim = _behind(bx, by, WAIT_BEHIND)
+                    return self._go_to(*spot, aim, avoid=(bx, by))
                 return self._go_to(*self._kick_place(bx, by, STAGE), avoid=(bx, by))
         if self.game.kick_off and not self.game.free and self.number != 1 and self._takes_ball(s.time):
             return self._restart(bx, by, s.time)
@@ -855,8 +862,7 @@ class Player:
         facing = wrap(aim - me.heading)
         if rx > 0.05 and abs(ry) < 0.15 and abs(facing) < ALIGNED:
             foot, mirror = ("right", 1.0) if ry < 0 else ("left", -1.0)
-            if KICK_WINDOW[0][0] < rx < KICK_WINDOW[0][1] and KICK_WINDOW[1][0] < mirror * ry < KICK_WINDOW[1][1] \
-                    and abs(wrap(facing - mirror * kid.KICK_OFF_LINE)) < KICK_ALIGNED:
+            if _in_kick_window(rx, ry, mirror) and abs(wrap(facing - mirror * kid.KICK_OFF_LINE)) < KICK_ALIGNED:
                 return self._kick(foot, now, KICK_STILL)
             # walk the ball on: steer to keep it before the feet and to face the goal
             self.dribbling = True
@@ -897,7 +903,7 @@ class Player:
         rx, ry = me.to_robot(bx, by)
         off = wrap(place[2] - me.heading)
         if abs(off) < KICK_ALIGNED and abs(ry - place_y) < LINED_UP and near - 0.05 < rx < far + STAGE + 0.1:
-            if near < rx < far and low < mirror * ry < high:
+            if _in_kick_window(rx, ry, mirror):
                 return self._kick(self._foot, now, RESTART_STILL)
             aside = ry - place_y
             forward = CREEP if rx > far else -CREEP if rx < near else 0.0
