@@ -100,6 +100,9 @@ APPROACH_FROM = 0.5              # m from the ball beyond which the player appro
 #: side of the ankle's line and 0.14 to 0.17 m before it, and the camera sees a ball at the feet up to
 #: 3 cm further and 1 cm more to the right than it lies (measured)
 KICK_WINDOW = ((0.155, 0.205), (-0.08, -0.01))
+KICK_HELD = 0.02                 # m the window widens by once standing still for a kick: the ball seen at its edge
+                                 # (the camera's estimate jitters by 1 to 2 cm) sent the player stepping again
+                                 # and back, and stepping off from the stand it fell (bench_dribble.py traces)
 KICK_STILL = 1.0                 # s standing still, feet together, before a kick: after a walk the kick fell 10 times
                                  # in 10 from the walk stepping in place, 2 in 10 from 1 s standing (bench_kid.py)
 KICK_ALIGNED = 0.25              # rad: facing the goal (the kick's own off-line allowed for) this well to kick
@@ -347,11 +350,11 @@ def _keepers_ball(bx: float, by: float) -> bool:
     return bx < -HALF_LENGTH + KEEPER_ZONE[0] and abs(by) < KEEPER_ZONE[1]
 
 
-def _in_kick_window(rx: float, ry: float, mirror: float) -> bool:
+def _in_kick_window(rx: float, ry: float, mirror: float, margin: float = 0.0) -> bool:
     """Whether the ball seen at (``rx``, ``ry``) (robot frame, m) lies in :data:`KICK_WINDOW`
-    before the right foot (``mirror`` 1) or the left (-1)."""
+    before the right foot (``mirror`` 1) or the left (-1), widened by ``margin`` m on each side."""
     (near, far), (low, high) = KICK_WINDOW
-    return near < rx < far and low < mirror * ry < high
+    return near - margin < rx < far + margin and low - margin < mirror * ry < high + margin
 
 
 def _behind(bx: float, by: float, distance: float) -> tuple[tuple[float, float], float]:
@@ -862,7 +865,8 @@ class Player:
         facing = wrap(aim - me.heading)
         if rx > 0.05 and abs(ry) < 0.15 and abs(facing) < ALIGNED:
             foot, mirror = ("right", 1.0) if ry < 0 else ("left", -1.0)
-            if _in_kick_window(rx, ry, mirror) and abs(wrap(facing - mirror * kid.KICK_OFF_LINE)) < KICK_ALIGNED:
+            if _in_kick_window(rx, ry, mirror, self._held()) and \
+                    abs(wrap(facing - mirror * kid.KICK_OFF_LINE)) < KICK_ALIGNED:
                 return self._kick(foot, now, KICK_STILL)
             # walk the ball on: steer to keep it before the feet and to face the goal
             self.dribbling = True
@@ -871,6 +875,11 @@ class Player:
         if math.dist(spot, (me.x, me.y)) > 0.15 or abs(facing) > ALIGNED:
             return self._go_to(*self._approach(bx, by, aim), aim, avoid=(bx, by))
         return 0.6, _clamp(ry / 0.1), _clamp(facing / 0.5, TURN_WALKING)
+
+    def _held(self) -> float:
+        """How much (m) the kick's window widens: :data:`KICK_HELD` while the player stood still
+        for a kick the step before, else nothing."""
+        return KICK_HELD if self._stopped is not None else 0.0
 
     def _kick(self, foot: str, now: float, still: float) -> tuple[float, float, float]:
         """With the ball before ``foot`` ("right" or "left"): the walk stopped, stand still
@@ -903,7 +912,7 @@ class Player:
         rx, ry = me.to_robot(bx, by)
         off = wrap(place[2] - me.heading)
         if abs(off) < KICK_ALIGNED and abs(ry - place_y) < LINED_UP and near - 0.05 < rx < far + STAGE + 0.1:
-            if _in_kick_window(rx, ry, mirror):
+            if _in_kick_window(rx, ry, mirror, self._held()):
                 return self._kick(self._foot, now, RESTART_STILL)
             aside = ry - place_y
             forward = CREEP if rx > far else -CREEP if rx < near else 0.0
