@@ -20,7 +20,8 @@ from simleague.soccer.models import find_model
 from simleague.vhsc import camera, kid
 from simleague.vhsc import gamecontroller as gc
 from simleague.vhsc.player import (APPROACH, BALL_FORGET, BEHIND, CAREFUL, GIVE_WAY, HALF_LENGTH, HALF_WIDTH,
-                                   HEARD_FOR, KEEP_AWAY, KICK_HELD, KICK_OFF_TAKER, KICK_WINDOW, LIE_NEAR, LIE_STILL, LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP,
+                                   HEARD_FOR, KEEP_AWAY, KICK_HELD, KICK_OFF_TAKER, KICK_WINDOW, LIE_NEAR, LIE_STILL,
+                                   LOOK_PERIOD, LOOK_ROUND, LOOK_SWEEP,
                                    MAX_DATAGRAMS, PLACED_LOOK, SEEN_FOR,
                                    SIDE_CHECK, STAGE, STEP_BACK, TURN_ROUND, Attitude, Game, GameListener, Player, Sensed, TeamChannel)
 from simleague.vhsc.setup import BUILT_IN_MODELS, FIELDS, MARKINGS
@@ -622,22 +623,32 @@ def test_a_player_stands_and_kicks_with_the_foot_the_ball_lies_before(side, foot
     assert player.kicking == foot
 
 
+#: the legs' joints, and their targets standing in the walking crouch (rad by joint name)
+LEGS = [joint for joint in kid.stand(kid.walk()) if "hip" in joint or "knee" in joint or "ankle" in joint]
+STANDING = {joint: angle for joint, angle in kid.stand(kid.walk()).items() if joint in LEGS}
+
+
+def player_facing_a_ball_before_its_right_foot(forward: float) -> Player:
+    """Player 3, up and settled, facing the right foot's kick heading with the ball ``forward`` m
+    ahead and 4.5 cm to the right (the middle of the right foot's window across)."""
+    player = Player(3, "red")
+    player.me.place(0.0, 0.0, -kid.KICK_OFF_LINE)
+    player.me.ball, player.me.ball_time, player.game = player.me.to_field(forward, -0.045), 0.0, Game()
+    player.standing_since = -10.0
+    return player
+
+
 def test_a_player_about_to_kick_stands_with_its_feet_together():
     """The walk at zero speed still steps in place; after a walk, a kick from there fell 10 times
     in 10 (benchmarks/bench_kid.py measures the kick after walking and standing)."""
-    player = Player(3, "red")
-    player.me.place(0.0, 0.0, -kid.KICK_OFF_LINE)
-    player.me.ball, player.me.ball_time, player.game = player.me.to_field(0.18, -0.045), 0.0, Game()
-    player.standing_since = -10.0
-    legs = [joint for joint in kid.stand(kid.walk()) if "hip" in joint or "knee" in joint or "ankle" in joint]
-    standing = {joint: angle for joint, angle in kid.stand(kid.walk()).items() if joint in legs}
+    player = player_facing_a_ball_before_its_right_foot(0.18)
     for i in range(50):
         targets = player.act(Sensed(i * kid.STEP, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
-        assert {joint: targets[joint] for joint in legs} == pytest.approx(standing), i
+        assert {joint: targets[joint] for joint in LEGS} == pytest.approx(STANDING), i
     assert player.still and player.kicking is None
     player.me.ball = player.me.to_field(0.4, -0.045)                      # out of reach: it walks again
     stepping = player.act(Sensed(0.5, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
-    assert not player.still and {joint: stepping[joint] for joint in legs} != pytest.approx(standing)
+    assert not player.still and {joint: stepping[joint] for joint in LEGS} != pytest.approx(STANDING)
 
 
 def test_a_player_standing_for_a_kick_keeps_standing_while_the_ball_is_seen_at_the_windows_edge():
@@ -646,27 +657,17 @@ def test_a_player_standing_for_a_kick_keeps_standing_while_the_ball_is_seen_at_t
     again (stepping off from the stand it fell, benchmarks/bench_dribble.py); further off it walks."""
     (near, far), _ = KICK_WINDOW
     edge = far + KICK_HELD / 2
-    legs = [joint for joint in kid.stand(kid.walk()) if "hip" in joint or "knee" in joint or "ankle" in joint]
-    standing = {joint: angle for joint, angle in kid.stand(kid.walk()).items() if joint in legs}
-
-    def player_with_ball_at(forward: float) -> Player:
-        player = Player(3, "red")
-        player.me.place(0.0, 0.0, -kid.KICK_OFF_LINE)
-        player.me.ball, player.me.ball_time, player.game = player.me.to_field(forward, -0.045), 0.0, Game()
-        player.standing_since = -10.0
-        return player
-
-    fresh = player_with_ball_at(edge)                               # not yet standing: beyond the window
+    fresh = player_facing_a_ball_before_its_right_foot(edge)       # not yet standing: beyond the window
     fresh.act(Sensed(0.0, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
     assert not fresh.still
-    player = player_with_ball_at((near + far) / 2)
+    player = player_facing_a_ball_before_its_right_foot((near + far) / 2)
     for i in range(20):
         player.act(Sensed(i * kid.STEP, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
     assert player.still
     player.me.ball = player.me.to_field(edge, -0.045)
     for i in range(20, 40):
         targets = player.act(Sensed(i * kid.STEP, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
-        assert {joint: targets[joint] for joint in legs} == pytest.approx(standing), i
+        assert {joint: targets[joint] for joint in LEGS} == pytest.approx(STANDING), i
     assert player.still
     player.me.ball = player.me.to_field(far + 2 * KICK_HELD, -0.045)
     player.act(Sensed(40 * kid.STEP, {}, (0.0, 0.0, 0.0), (0.0, 0.0, 9.81)))
