@@ -110,6 +110,11 @@ ALIGNED = 0.35                   # rad: facing the goal this well, the player wa
 STAGE = 0.15                     # m short of the kick's place that the taker of a restart walks to (Player._restart),
 CREEP = 0.2                      # then steps up at this share of full speed (0.1 m/s), side-stepping to keep
 RESTART_STILL = 1.5              # s standing still before it kicks
+#: m: before our set play's end the taker steps up only until it sees the ball this far ahead (the
+#: window's near edge is 0.155 m) and stands there, so that it kicks as the set play ends: the ankle's
+#: front touches a ball less than 0.14 m ahead of the torso (kid.xml), the camera sees a ball at the
+#: feet up to 3 cm further than it lies, and a touch before the end is a warning (seed 000's referee)
+EARLY_NEAR = 0.18
 LINED_UP = 0.12                  # the ball this near (m) its place across the foot
 KEEP_AWAY = 1.0                  # m from the ball at the opponents' set plays (free-kick distance 0.75)
 INSIDE = 0.3                     # m inside the field's lines that waiting and supporting places are kept
@@ -805,7 +810,7 @@ class Player:
                 if self.game.phase == 0:                    # the ball not yet on its spot
                     spot, aim = _behind(bx, by, WAIT_BEHIND)
                     return self._go_to(*spot, aim, avoid=(bx, by))
-                return self._go_to(*self._kick_place(bx, by, STAGE), avoid=(bx, by))
+                return self._restart(bx, by, s.time, early=True)
         if self.game.kick_off and not self.game.free and self.number != 1 and self._takes_ball(s.time):
             return self._restart(bx, by, s.time)
         keep_away = self.game.their_set_play or not (self.game.free or self.game.kick_off)
@@ -894,26 +899,31 @@ class Player:
                 self.kicking = foot
         return 0.0, 0.0, 0.0
 
-    def _restart(self, bx: float, by: float, now: float) -> tuple[float, float, float]:
-        """Our kick-off's or executed set play's ball at own-frame (``bx``, ``by``) (m),
-        waiting to be put in play: kicked towards the goal. The player walks to where the ball
-        lies :data:`STAGE` m beyond the kick's place before a foot (the middle of
-        :data:`KICK_WINDOW`), turned :data:`simleague.vhsc.kid.KICK_OFF_LINE` off the goal for that
-        foot's kick (at the set play's phases 1 and 2 already, :meth:`_decide`), then steps up at
-        :data:`CREEP` of full speed, side-stepping the ball onto the foot's line, stops with the ball
-        in the window, stands :data:`RESTART_STILL` s and kicks. The opponents keep the free-kick distance until
-        the ball is touched and moved 5 cm, or for 10 s (seed 000's referee); a touch on the way
-        puts the ball in play as the kick would."""
+    def _restart(self, bx: float, by: float, now: float, early: bool = False) -> tuple[float, float, float]:
+        """Our kick-off's or set play's ball at own-frame (``bx``, ``by``) (m), kicked towards
+        the goal once it waits to be put in play. The player walks to where the ball lies
+        :data:`STAGE` m beyond the kick's place before a foot (the middle of :data:`KICK_WINDOW`),
+        turned :data:`simleague.vhsc.kid.KICK_OFF_LINE` off the goal for that foot's kick, then steps
+        up at :data:`CREEP` of full speed, side-stepping the ball onto the foot's line, stops with
+        the ball in the window, stands :data:`RESTART_STILL` s and kicks. ``early``, at our set
+        play's phases 1 and 2 (:meth:`_decide`), it stops with the ball in the window's far part
+        (from :data:`EARLY_NEAR` m) and stands there without kicking, so that it kicks as soon as
+        the set play ends. The opponents keep the free-kick distance until the ball is touched and
+        moved 5 cm, or for 10 s (seed 000's referee); a touch on the way puts the ball in play as
+        the kick would."""
         me = self.me
         place = self._kick_place(bx, by, STAGE)
         (near, far), (low, high) = KICK_WINDOW
+        if early:
+            near = EARLY_NEAR
         mirror = 1.0 if self._foot == "right" else -1.0
         place_y = mirror * (low + high) / 2
         rx, ry = me.to_robot(bx, by)
         off = wrap(place[2] - me.heading)
         if abs(off) < KICK_ALIGNED and abs(ry - place_y) < LINED_UP and near - 0.05 < rx < far + STAGE + 0.1:
-            if _in_kick_window(rx, ry, mirror, self._held()):
-                return self._kick(self._foot, now, RESTART_STILL)
+            held = self._held()
+            if _in_kick_window(rx, ry, mirror, held) and rx > near - held:
+                return self._kick(self._foot, now, math.inf if early else RESTART_STILL)
             aside = ry - place_y
             forward = CREEP if rx > far else -CREEP if rx < near else 0.0
             if abs(aside) > (high - low) / 2 - 0.005:          # on the foot's line first
