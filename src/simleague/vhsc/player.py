@@ -355,10 +355,12 @@ def _keepers_ball(bx: float, by: float) -> bool:
     return bx < -HALF_LENGTH + KEEPER_ZONE[0] and abs(by) < KEEPER_ZONE[1]
 
 
-def _in_kick_window(rx: float, ry: float, mirror: float, margin: float = 0.0) -> bool:
+def _in_kick_window(rx: float, ry: float, mirror: float, margin: float = 0.0, near: float | None = None) -> bool:
     """Whether the ball seen at (``rx``, ``ry``) (robot frame, m) lies in :data:`KICK_WINDOW`
-    before the right foot (``mirror`` 1) or the left (-1), widened by ``margin`` m on each side."""
-    (near, far), (low, high) = KICK_WINDOW
+    before the right foot (``mirror`` 1) or the left (-1), widened by ``margin`` m on each side;
+    ``near`` (m), when given, in place of the window's near edge."""
+    (window_near, far), (low, high) = KICK_WINDOW
+    near = window_near if near is None else near
     return near - margin < rx < far + margin and low - margin < mirror * ry < high + margin
 
 
@@ -921,8 +923,7 @@ class Player:
         rx, ry = me.to_robot(bx, by)
         off = wrap(place[2] - me.heading)
         if abs(off) < KICK_ALIGNED and abs(ry - place_y) < LINED_UP and near - 0.05 < rx < far + STAGE + 0.1:
-            held = self._held()
-            if _in_kick_window(rx, ry, mirror, held) and rx > near - held:
+            if _in_kick_window(rx, ry, mirror, self._held(), near):
                 return self._kick(self._foot, now, math.inf if early else RESTART_STILL)
             aside = ry - place_y
             forward = CREEP if rx > far else -CREEP if rx < near else 0.0
